@@ -1,0 +1,70 @@
+"""House rules: the rule card's chosen profile is the default; seed 001's variants are options."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from enum import Enum
+from typing import Any
+
+from cuckoo_bot.domain.errors import InvalidSettings
+
+MIN_PLAYERS = 3
+DEFAULT_MAX_PLAYERS = 10
+MAX_PLAYERS_LIMIT = 20
+ALLOWED_LIVES = (3, 5)
+
+
+class FinalTie(Enum):
+    """What happens when every remaining player is eliminated in the same reveal."""
+
+    SHARED = "shared"  # they share the victory (the chosen profile)
+    SUDDEN_DEATH = "sudden_death"  # one card each, highest wins, repeat while tied
+
+
+@dataclass(frozen=True, slots=True)
+class HouseRules:
+    """Validated game settings. ``HouseRules()`` is the chosen profile of the rule card."""
+
+    lives: int = 3
+    max_players: int = DEFAULT_MAX_PLAYERS
+    kings_block: bool = True
+    final_tie: FinalTie = FinalTie.SHARED
+    double_cut: bool = False
+    # Fast turns: letting the turn clock run out costs one life at that round's reveal.
+    fast_turns: bool = False
+    # A player who lets this many turns in a row time out is removed at the next deal.
+    idle_turn_limit: int = 2
+
+    def __post_init__(self) -> None:
+        if self.lives not in ALLOWED_LIVES:
+            raise InvalidSettings(f"lives must be one of {ALLOWED_LIVES}, not {self.lives}")
+        if not MIN_PLAYERS <= self.max_players <= MAX_PLAYERS_LIMIT:
+            raise InvalidSettings(
+                f"max_players must be within {MIN_PLAYERS}..{MAX_PLAYERS_LIMIT},"
+                f" not {self.max_players}"
+            )
+        if not isinstance(self.final_tie, FinalTie):
+            raise InvalidSettings(f"unknown final tie rule: {self.final_tie!r}")
+        if self.idle_turn_limit < 1:
+            raise InvalidSettings("idle_turn_limit must be at least 1")
+
+    @property
+    def min_players(self) -> int:
+        return MIN_PLAYERS
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["final_tie"] = self.final_tie.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HouseRules:
+        """Build from stored settings; unknown keys are ignored so old rows still load."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if "final_tie" in values:
+            try:
+                values["final_tie"] = FinalTie(values["final_tie"])
+            except ValueError as exc:
+                raise InvalidSettings(str(exc)) from exc
+        return cls(**values)

@@ -1,0 +1,126 @@
+"""Game state as frozen values. Every change goes through ``engine.apply``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from cuckoo_bot.domain.actions import PlayerId
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.rules import HouseRules
+
+
+class Phase(Enum):
+    DEALING = "dealing"  # waiting for a shuffled deck: the first deal or the next round
+    TURNS = "turns"  # a round is being played
+    SUDDEN_DEATH = "sudden_death"  # waiting for a deck to draw one card for each tied player
+    FINISHED = "finished"
+
+
+class ActKind(Enum):
+    """What the table saw a player do this round (no card data except shown kings)."""
+
+    KEEP = "keep"
+    TIMEOUT = "timeout"
+    SWAP = "swap"
+    BLOCKED = "blocked"
+    CUT = "cut"
+    CUT_BLOCKED = "cut_blocked"
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    player: PlayerId
+    kind: ActKind
+    target: PlayerId | None = None  # the neighbour asked to swap
+    shown: Card | None = None  # a king shown to the table
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    player: PlayerId
+    lives: int
+    idle_turns: int = 0  # turns in a row that timed out
+    eliminated_in_round: int | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.lives > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    number: int
+    dealer: PlayerId
+    order: tuple[PlayerId, ...]  # turn order: left of the dealer first, dealer last
+    cards: tuple[Card, ...]  # current card of each player in ``order``
+    stock: tuple[Card, ...]  # undealt cards, top first
+    discard: tuple[Card, ...] = ()
+    set_aside: tuple[Card, ...] = ()
+    position: int = 0  # index in ``order`` of the player to act
+    cuts_made: int = 0
+    penalised: tuple[PlayerId, ...] = ()  # fast turns: timed out this round
+    acts: tuple[Act, ...] = ()
+    # The card each player was dealt, so a player can tell what a forced swap took away.
+    dealt: tuple[Card, ...] = ()
+
+    @property
+    def actor(self) -> PlayerId:
+        return self.order[self.position]
+
+    @property
+    def actor_is_dealer(self) -> bool:
+        return self.position == len(self.order) - 1
+
+    def card_of(self, player: PlayerId) -> Card:
+        return self.cards[self.order.index(player)]
+
+    def all_cards(self) -> tuple[Card, ...]:
+        return self.cards + self.stock + self.discard + self.set_aside
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    rules: HouseRules
+    seats: tuple[Seat, ...]  # clockwise: a seat's left neighbour is the next one
+    dealer: PlayerId  # dealer of the current round, or of the next deal
+    phase: Phase = Phase.DEALING
+    round: Round | None = None
+    rounds_dealt: int = 0
+    turn: int = 0  # increases with every prompt; buttons and timeouts name it
+    sudden_death: tuple[PlayerId, ...] = ()
+    winners: tuple[PlayerId, ...] = ()
+    shared_victory: bool = False
+    abandoned: bool = False
+
+    @property
+    def players(self) -> tuple[PlayerId, ...]:
+        return tuple(seat.player for seat in self.seats)
+
+    @property
+    def active_players(self) -> tuple[PlayerId, ...]:
+        return tuple(seat.player for seat in self.seats if seat.active)
+
+    @property
+    def finished(self) -> bool:
+        return self.phase is Phase.FINISHED
+
+    @property
+    def needs_deal(self) -> bool:
+        """True when the next step is a shuffle: a deal or a sudden-death draw."""
+        return self.phase in (Phase.DEALING, Phase.SUDDEN_DEATH)
+
+    @property
+    def actor(self) -> PlayerId | None:
+        if self.phase is Phase.TURNS and self.round is not None:
+            return self.round.actor
+        return None
+
+    def seat(self, player: PlayerId) -> Seat:
+        for seat in self.seats:
+            if seat.player == player:
+                return seat
+        raise KeyError(player)
+
+    def lives(self, player: PlayerId) -> int:
+        return self.seat(player).lives

@@ -1,0 +1,91 @@
+"""Computer seats: choose keep, swap or cut from what the seat can see.
+
+The thresholds come from ``benchmarks/derive_strategy.py``, a best-response simulation run
+with this engine; they agree with the published rules of thumb (swap low cards, the bar
+falling as the table grows, the dealer's bar about one higher).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from cuckoo_bot.domain.actions import Cut, Keep, PlayerId, Swap, TurnAction
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.state import ActKind, GameState, Phase
+
+
+class Choice(Enum):
+    KEEP = "keep"
+    SWAP = "swap"
+    CUT = "cut"
+
+
+# Swap (or, for the dealer, cut) when the card's rank is at most this, by players in the round.
+# Derived by benchmarks/derive_strategy.py; sizes between rows use the row below.
+SWAP_AT_MOST: dict[int, int] = {2: 7, 3: 7, 4: 6, 5: 6, 6: 5, 8: 5, 10: 4, 12: 4, 15: 3, 20: 3}
+CUT_AT_MOST: dict[int, int] = {2: 8, 3: 8, 4: 7, 5: 7, 6: 6, 8: 6, 10: 5, 12: 5, 15: 4, 20: 4}
+
+
+def _lookup(table: dict[int, int], size: int) -> int:
+    eligible = [n for n in table if n <= size]
+    return table[max(eligible)] if eligible else table[min(table)]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat knows at its turn: its own card and what the table has shown."""
+
+    card: Card
+    table_size: int
+    is_dealer: bool
+    cuts_made: int
+    given_away: Card | None  # the card a forced swap took from this seat this round
+    swaps_before: int  # successful swaps made before this turn
+
+
+def view_for(state: GameState, player: PlayerId) -> SeatView:
+    """The view of ``player``, who must be the one to act."""
+    if state.phase is not Phase.TURNS or state.round is None or state.round.actor != player:
+        raise ValueError("only the player to act has a decision to make")
+    rnd = state.round
+    position = rnd.order.index(player)
+    given_away = None
+    if any(a.kind is ActKind.SWAP and a.target == player for a in rnd.acts):
+        given_away = rnd.dealt[position]
+    return SeatView(
+        card=rnd.cards[position],
+        table_size=len(rnd.order),
+        is_dealer=rnd.actor_is_dealer,
+        cuts_made=rnd.cuts_made,
+        given_away=given_away,
+        swaps_before=sum(1 for a in rnd.acts if a.kind is ActKind.SWAP),
+    )
+
+
+def choose(view: SeatView) -> Choice:
+    """The computer seat's decision."""
+    rank = view.card.rank
+    if view.card.is_king:
+        return Choice.KEEP  # never give away a king: it is the shield
+    if view.is_dealer:
+        bar = _lookup(CUT_AT_MOST, view.table_size)
+        return Choice.CUT if rank <= bar else Choice.KEEP
+    bar = _lookup(SWAP_AT_MOST, view.table_size)
+    if view.given_away is not None and rank > view.given_away.rank and rank > 2:
+        # A forced swap already improved this seat: do not gamble the better card away.
+        return Choice.KEEP
+    return Choice.SWAP if rank <= bar else Choice.KEEP
+
+
+def computer_action(state: GameState) -> TurnAction:
+    """The action a computer seat takes at the current prompt."""
+    player = state.actor
+    if player is None:
+        raise ValueError("no player is to act")
+    choice = choose(view_for(state, player))
+    if choice is Choice.CUT:
+        return Cut(player, state.turn)
+    if choice is Choice.SWAP:
+        return Swap(player, state.turn)
+    return Keep(player, state.turn)

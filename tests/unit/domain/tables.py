@@ -1,0 +1,54 @@
+"""Helpers that set a table the way a rule-card example describes it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cuckoo_bot.domain.actions import Deal, Keep
+from cuckoo_bot.domain.cards import FULL_DECK, Card
+from cuckoo_bot.domain.engine import Result, apply, new_game, upcoming_order
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.state import GameState
+
+
+def card(code: str) -> Card:
+    """``card("2C")``; the rule card writes 2♣."""
+    return Card.from_code(code)
+
+
+def stacked_deck(hands: Sequence[str], stock_top: Sequence[str] = ()) -> tuple[Card, ...]:
+    """A deck dealing ``hands`` in turn order (dealer last), then ``stock_top`` as the next cuts."""
+    first = [card(c) for c in (*hands, *stock_top)]
+    rest = [c for c in FULL_DECK if c not in first]
+    return (*first, *rest)
+
+
+def dealt_table(
+    players: Sequence[int],
+    dealer: int,
+    hands: Sequence[str],
+    stock_top: Sequence[str] = (),
+    rules: HouseRules | None = None,
+) -> GameState:
+    """A new game with ``players`` seated clockwise, ``dealer`` dealing ``hands`` in turn order."""
+    state = new_game(players, rules or HouseRules(), first_dealer=dealer)
+    state, _ = apply(state, Deal(stacked_deck(hands, stock_top)))
+    return state
+
+
+def keep_all(state: GameState) -> Result:
+    """Everyone left to act in this round keeps; returns the state and the last events."""
+    events: tuple[object, ...] = ()
+    while state.round is not None and state.actor is not None:
+        state, events = apply(state, Keep(state.actor))
+    return state, events  # type: ignore[return-value]
+
+
+def deal(state: GameState, holding: dict[int, str], others: str = "10H") -> Result:
+    """Deal the next round so each player in ``holding`` gets that card, the rest distinct
+    cards of rank ``others`` or above."""
+    spare = iter(
+        c.code for c in FULL_DECK if c.rank >= card(others).rank and c.code not in holding.values()
+    )
+    hands = [holding.get(p) or next(spare) for p in upcoming_order(state)]
+    return apply(state, Deal(stacked_deck(hands)))
