@@ -27,7 +27,8 @@ SWAP_AT_MOST: dict[int, int] = {2: 7, 3: 7, 4: 6, 5: 6, 6: 5, 8: 5, 10: 4, 12: 4
 CUT_AT_MOST: dict[int, int] = {2: 8, 3: 8, 4: 7, 5: 7, 6: 6, 8: 6, 10: 5, 12: 5, 15: 4, 20: 4}
 
 
-def _lookup(table: dict[int, int], size: int) -> int:
+def lookup(table: dict[int, int], size: int) -> int:
+    """The row for ``size`` players, or the nearest smaller table size listed."""
     eligible = [n for n in table if n <= size]
     return table[max(eligible)] if eligible else table[min(table)]
 
@@ -69,9 +70,9 @@ def choose(view: SeatView) -> Choice:
     if view.card.is_king:
         return Choice.KEEP  # never give away a king: it is the shield
     if view.is_dealer:
-        bar = _lookup(CUT_AT_MOST, view.table_size)
+        bar = lookup(CUT_AT_MOST, view.table_size)
         return Choice.CUT if rank <= bar else Choice.KEEP
-    bar = _lookup(SWAP_AT_MOST, view.table_size)
+    bar = lookup(SWAP_AT_MOST, view.table_size)
     if view.given_away is not None and rank > view.given_away.rank and rank > 2:
         # A forced swap already improved this seat: do not gamble the better card away.
         return Choice.KEEP

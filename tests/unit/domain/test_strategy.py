@@ -1,0 +1,101 @@
+"""Computer seats: sensible single decisions, and fewer lives lost than random players."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cuckoo_bot.domain.actions import Cut, Deal, Swap, TurnAction
+from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.engine import apply, legal_actions, new_game
+from cuckoo_bot.domain.events import LifeLost
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.strategy import (
+    SWAP_AT_MOST,
+    Choice,
+    SeatView,
+    choose,
+    computer_action,
+    lookup,
+)
+
+from .tables import card, dealt_table
+
+
+def view(code: str, size: int = 5, dealer: bool = False, given: str | None = None) -> SeatView:
+    return SeatView(
+        card=card(code),
+        table_size=size,
+        is_dealer=dealer,
+        cuts_made=0,
+        given_away=card(given) if given else None,
+        swaps_before=0,
+    )
+
+
+def test_never_gives_away_a_king() -> None:
+    assert choose(view("KS", size=3)) is Choice.KEEP
+    assert choose(view("KS", size=3, dealer=True)) is Choice.KEEP
+
+
+def test_swaps_an_ace_and_keeps_a_queen_at_every_table_size() -> None:
+    for size in range(3, 21):
+        assert choose(view("AS", size=size)) is Choice.SWAP
+        assert choose(view("AS", size=size, dealer=True)) is Choice.CUT
+        assert choose(view("QS", size=size)) is Choice.KEEP
+
+
+def test_the_swap_bar_falls_as_the_table_grows() -> None:
+    bars = [lookup(SWAP_AT_MOST, size) for size in range(3, 21)]
+    assert bars == sorted(bars, reverse=True)
+    assert bars[0] > bars[-1]
+
+
+def test_keeps_a_card_a_forced_swap_brought_when_it_beats_what_was_given() -> None:
+    low = lookup(SWAP_AT_MOST, 5)
+    got = f"{low}H"
+    assert choose(view(got, size=5)) is Choice.SWAP
+    assert choose(view(got, size=5, given="3S")) is Choice.KEEP
+    assert choose(view("3S", size=5, given=got)) is Choice.SWAP
+
+
+def test_computer_action_reads_the_seat_it_plays() -> None:
+    state = dealt_table([1, 2, 3], dealer=3, hands=["2S", "9H", "JD"])
+    assert computer_action(state) == Swap(1, state.turn)
+    state, _ = apply(state, computer_action(state))
+    assert computer_action(state) == Swap(2, state.turn)  # B now holds the 2♠ and passes it on
+    state, _ = apply(state, computer_action(state))
+    assert computer_action(state) == Cut(3, state.turn)  # the dealer was handed the 2♠: cuts
+
+
+def lives_lost_per_round(
+    size: int, computer_seats: set[int], rounds: int, seed: int
+) -> tuple[float, float]:
+    """Lives lost per seat-round by computer seats and by random players, over seeded deals."""
+    rng = random.Random(seed)
+    players = list(range(size))
+    rules = HouseRules(max_players=20, lives=5)
+    lost = {True: 0, False: 0}
+    for _ in range(rounds):
+        state = new_game(players, rules, first_dealer=rng.randrange(size))
+        state, _ = apply(state, Deal(shuffled_deck(rng)))
+        events: tuple[object, ...] = ()
+        while state.actor is not None:
+            action: TurnAction
+            if state.actor in computer_seats:
+                action = computer_action(state)
+            else:
+                action = rng.choice(legal_actions(state))
+            state, events = apply(state, action)
+        for event in events:
+            if isinstance(event, LifeLost):
+                lost[event.player in computer_seats] += 1
+    n_computer = len(computer_seats)
+    return lost[True] / (rounds * n_computer), lost[False] / (rounds * (size - n_computer))
+
+
+@pytest.mark.parametrize("size", [3, 5, 8, 12])
+def test_computer_seats_lose_measurably_fewer_lives_than_random_players(size: int) -> None:
+    computer, random_player = lives_lost_per_round(size, {0, size // 2}, rounds=1500, seed=size)
+    assert computer < 0.75 * random_player, (computer, random_player)
