@@ -334,7 +334,8 @@ def _reveal(state: GameState, events: list[Event]) -> Result:
         seats[i] = replace(
             seat, lives=lives, eliminated_in_round=rnd.number if lives == 0 else None
         )
-    state = replace(state, seats=tuple(seats), round=None)
+    # The revealed round stays on the table (``state.round``) until the next deal gathers it.
+    state = replace(state, seats=tuple(seats))
     remaining = state.active_players
     if len(remaining) == 1:
         return _win(state, remaining, events)
@@ -368,7 +369,6 @@ def _win(state: GameState, winners: tuple[PlayerId, ...], events: list[Event]) -
     done = replace(
         state,
         phase=Phase.FINISHED,
-        round=None,
         winners=winners,
         shared_victory=shared,
         sudden_death=(),
@@ -425,7 +425,7 @@ def _gather(state: GameState, events: list[Event]) -> Result:
     """Rule 10: the deal is gathered and dealt again, nobody loses a life."""
     assert state.round is not None
     rnd = state.round
-    state = replace(state, round=None, phase=Phase.DEALING)
+    state = replace(state, phase=Phase.DEALING)
     state = _settle_if_one_left(state, events)
     if state.phase is Phase.FINISHED:
         return state, tuple(events)

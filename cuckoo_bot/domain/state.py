@@ -85,6 +85,7 @@ class GameState:
     seats: tuple[Seat, ...]  # clockwise: a seat's left neighbour is the next one
     dealer: PlayerId  # dealer of the current round, or of the next deal
     phase: Phase = Phase.DEALING
+    # The round being played; after a reveal or a misdeal, the last one until the next deal.
     round: Round | None = None
     rounds_dealt: int = 0
     turn: int = 0  # increases with every prompt; buttons and timeouts name it

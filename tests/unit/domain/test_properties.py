@@ -179,7 +179,6 @@ class CuckooTable(RuleBasedStateMachine):
     def one_card_per_active_player_and_52_cards(self) -> None:
         state = self.state
         if state.phase is not Phase.TURNS:
-            assert state.round is None
             return
         rnd = state.round
         assert rnd is not None
@@ -197,7 +196,7 @@ class CuckooTable(RuleBasedStateMachine):
         if state.phase is Phase.SUDDEN_DEATH:
             assert active == 0 and len(state.sudden_death) >= 2
         if state.finished:
-            assert state.round is None
+            assert state.actor is None and not legal_actions(state)
 
 
 TestCuckooTable = CuckooTable.TestCase

@@ -1,0 +1,132 @@
+"""Chats and players outside a game: private start, reachability, settings, migration, removal."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.lobby import cancel, ensure_chat, fresh, join
+from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language
+from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.domain.errors import InvalidSettings
+from cuckoo_bot.domain.rules import HouseRules
+
+JOIN_PAYLOAD = "join_"  # /start join_<game id>: the deep link a Join press hands out
+
+
+def join_payload(game_id: int) -> str:
+    return f"{JOIN_PAYLOAD}{game_id}"
+
+
+async def private_start(
+    deps: Deps, user: Player, payload: str, update_id: int | None = None
+) -> Outcome:
+    """/start in the private chat: the bot may now write to the user; a join link joins."""
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        await uow.players.upsert(replace(user, can_dm=True))
+        await uow.commit()
+    if payload.startswith(JOIN_PAYLOAD) and payload[len(JOIN_PAYLOAD) :].isdigit():
+        return await join(deps, int(payload[len(JOIN_PAYLOAD) :]), user)
+    return Outcome(reply=Reply("welcome"))
+
+
+async def set_reachable(deps: Deps, user: Player, reachable: bool) -> None:
+    """Record whether a private message to ``user`` can be delivered (403 means no)."""
+    async with deps.uow() as uow:
+        await uow.players.upsert(replace(user, can_dm=reachable))
+        await uow.commit()
+
+
+async def reachable(deps: Deps, user_id: int) -> bool | None:
+    async with deps.uow() as uow:
+        player = await uow.players.get(user_id)
+    return player.can_dm if player else None
+
+
+async def chat_settings(deps: Deps, chat: Chat) -> Chat:
+    async with deps.uow() as uow:
+        stored = await ensure_chat(uow, chat)
+        await uow.commit()
+    return stored
+
+
+async def set_language(deps: Deps, chat: Chat, language: str) -> Outcome:
+    code = supported_language(language)
+    if code is None:
+        return refused("unknown_language", language=language)
+    async with deps.uow() as uow:
+        stored = await ensure_chat(uow, chat)
+        stored.language = code
+        await uow.chats.save(stored)
+        game = await uow.games.open_in_chat(stored.id, lock=True)
+        if game is not None:
+            game.language = code
+            await uow.games.save(game)
+        await uow.commit()
+    return Outcome(reply=Reply("language_set", {"language": code}))
+
+
+async def set_player_language(deps: Deps, user: Player, language: str) -> Outcome:
+    code = supported_language(language)
+    if code is None:
+        return refused("unknown_language", language=language)
+    async with deps.uow() as uow:
+        await uow.players.upsert(replace(user, language=code))
+        await uow.commit()
+    return Outcome(reply=Reply("language_set", {"language": code}))
+
+
+async def change_setting(deps: Deps, chat: Chat, name: str, value: Any) -> Outcome:
+    """An admin changes one house rule (or the turn timeout); takes effect from the next lobby."""
+    async with deps.uow() as uow:
+        stored = await ensure_chat(uow, chat)
+        try:
+            if name == "turn_timeout":
+                seconds = float(value)
+                if not 10 <= seconds <= 3600:
+                    raise InvalidSettings("turn_timeout must be within 10..3600 seconds")
+                stored.turn_timeout = seconds
+            else:
+                stored.rules = HouseRules.from_dict({**stored.rules.to_dict(), name: value})
+        except (InvalidSettings, TypeError, ValueError) as error:
+            return refused("invalid_setting", name=name, detail=str(error))
+        await uow.chats.save(stored)
+        await uow.commit()
+    return Outcome(reply=Reply("setting_changed", {"name": name, "value": value}))
+
+
+async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> None:
+    """The group became a supergroup: its games and league table follow the new id."""
+    async with deps.uow() as uow:
+        if await uow.chats.get(old_id, lock=True) is not None:
+            await uow.chats.migrate(old_id, new_id)
+        await uow.commit()
+
+
+async def bot_removed(deps: Deps, chat_id: int) -> Outcome:
+    """The bot was removed from the group: cancel its game cleanly, post nothing there."""
+    async with deps.uow() as uow:
+        stored = await uow.chats.get(chat_id, lock=True)
+        if stored is not None:
+            stored.active = False
+            await uow.chats.save(stored)
+        await uow.commit()
+    return await cancel(deps, chat_id, None, is_admin=True, reason="bot_removed")
+
+
+async def bot_added(deps: Deps, chat: Chat, by: Player | None) -> None:
+    async with deps.uow() as uow:
+        stored = await ensure_chat(uow, chat, founder=by)
+        if not stored.active:
+            stored.active = True
+            await uow.chats.save(stored)
+        await uow.commit()
+
+
+async def open_game_status(deps: Deps, chat_id: int) -> GameStatus | None:
+    async with deps.uow() as uow:
+        game = await uow.games.open_in_chat(chat_id)
+    return game.status if game else None

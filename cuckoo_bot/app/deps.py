@@ -1,0 +1,18 @@
+"""The dependencies every use case gets, built once by the composition root."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from cuckoo_bot.app.clock import Clock
+from cuckoo_bot.app.ports import UnitOfWorkFactory
+
+
+@dataclass(frozen=True)
+class Deps:
+    uow: UnitOfWorkFactory
+    rng: random.Random  # secrets.SystemRandom() in production; seeded in tests
+    clock: Clock
+    turn_timeout: float = 90.0  # seconds, unless a group sets its own
+    lobby_timeout: float = 600.0

@@ -1,0 +1,112 @@
+"""League tables: per chat and global, per monthly season and all time, with OpenSkill ratings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from openskill.models import PlackettLuce
+
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game, Standing
+from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.domain.actions import PlayerId
+from cuckoo_bot.domain.state import GameState
+
+_MODEL = PlackettLuce()
+
+
+def season_of(moment: datetime) -> str:
+    return moment.strftime("%Y-%m")
+
+
+def finishing_ranks(state: GameState) -> dict[PlayerId, int]:
+    """1 for the winner(s); then by the round a player went out, later is better, ties shared."""
+
+    def out_round(player: PlayerId) -> int:
+        if player in state.winners:
+            return 10**9
+        seat = state.seat(player)
+        return seat.eliminated_in_round if seat.eliminated_in_round is not None else 10**9 - 1
+
+    order = sorted(state.players, key=out_round, reverse=True)
+    ranks: dict[PlayerId, int] = {}
+    for index, player in enumerate(order):
+        if index and out_round(player) == out_round(order[index - 1]):
+            ranks[player] = ranks[order[index - 1]]
+        else:
+            ranks[player] = index + 1
+    return ranks
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    player: PlayerId
+    rank: int
+    won: bool
+    shared: bool
+    lives_lost: int
+    rounds_survived: int
+
+
+def results_of(game: Game) -> list[PlayerResult]:
+    state = game.state
+    assert state is not None
+    ranks = finishing_ranks(state)
+    results = []
+    for seat in state.seats:
+        won = seat.player in state.winners
+        survived = (
+            state.rounds_dealt if seat.eliminated_in_round is None else seat.eliminated_in_round - 1
+        )
+        results.append(
+            PlayerResult(
+                player=seat.player,
+                rank=ranks[seat.player],
+                won=won,
+                shared=won and state.shared_victory,
+                lives_lost=state.rules.lives - seat.lives,
+                rounds_survived=max(survived, 0),
+            )
+        )
+    return results
+
+
+async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> None:
+    """Count a finished game in the chat's and the global tables, this season and all time."""
+    state = game.state
+    if state is None or state.abandoned:
+        return
+    humans = [r for r in results_of(game) if r.player > 0]
+    if not humans:
+        return
+    ids = [r.player for r in humans]
+    for scope in (game.chat_id, GLOBAL_SCOPE):
+        for season in (season_of(now), ALL_TIME):
+            table = await uow.standings.get_many(scope, season, ids)
+            rows = {
+                pid: table.get(pid) or Standing(player_id=pid, scope=scope, season=season)
+                for pid in ids
+            }
+            _rate(rows, humans)
+            for result in humans:
+                row = rows[result.player]
+                row.games += 1
+                row.wins += int(result.won and not result.shared)
+                row.shared_wins += int(result.shared)
+                row.lives_lost += result.lives_lost
+                row.rounds_survived += result.rounds_survived
+                await uow.standings.save(row)
+
+
+def _rate(rows: dict[PlayerId, Standing], results: list[PlayerResult]) -> None:
+    """A multiplayer rating update: each player is a team of one, ranked by finishing order."""
+    if len(results) < 2:
+        return
+    teams = [
+        [_MODEL.rating(mu=rows[r.player].rating_mu, sigma=rows[r.player].rating_sigma)]
+        for r in results
+    ]
+    rated = _MODEL.rate(teams, ranks=[r.rank for r in results])
+    for result, team in zip(results, rated, strict=True):
+        rows[result.player].rating_mu = team[0].mu
+        rows[result.player].rating_sigma = team[0].sigma

@@ -1,0 +1,294 @@
+"""Lobbies: open, join, leave, add a computer seat, start, cancel, expire."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.flow import Notices, advance, is_computer
+from cuckoo_bot.app.model import (
+    Chat,
+    Game,
+    GameStatus,
+    Notice,
+    NoticeKind,
+    Player,
+    supported_language,
+)
+from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.domain.engine import draw_first_dealer
+from cuckoo_bot.domain.engine import new_game as seat_table
+
+COMPUTER_NAMES = (
+    "Ada",
+    "Babbage",
+    "Curie",
+    "Darwin",
+    "Euler",
+    "Fermi",
+    "Gauss",
+    "Hopper",
+    "Idris",
+    "Jemison",
+    "Kepler",
+    "Lovelace",
+    "Meitner",
+    "Noether",
+    "Ohm",
+    "Pascal",
+    "Quetelet",
+    "Ramanujan",
+    "Sagan",
+    "Turing",
+)
+
+
+def computer_player(index: int) -> Player:
+    """Computer seat ``index`` (1-based): negative ids never clash with Telegram users."""
+    return Player(
+        id=-index,
+        first_name=f"🤖 {COMPUTER_NAMES[(index - 1) % len(COMPUTER_NAMES)]}",
+        is_computer=True,
+    )
+
+
+async def fresh(uow: UnitOfWork, update_id: int | None) -> bool:
+    """False when this Telegram update was processed before (a redelivery): do nothing."""
+    return update_id is None or await uow.updates.first_time(update_id)
+
+
+async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None) -> Chat:
+    """The stored chat; made on first sight, in the founder's language if the bot speaks it."""
+    stored = await uow.chats.get(chat.id, lock=True)
+    if stored is None:
+        if chat.language is None and founder is not None:
+            chat.language = supported_language(founder.language)
+        await uow.chats.add(chat)
+        return chat
+    if chat.title and stored.title != chat.title:
+        stored.title = chat.title
+        await uow.chats.save(stored)
+    return stored
+
+
+def lobby_notice(game: Game) -> Notice:
+    return Notice(
+        kind=NoticeKind.LOBBY,
+        chat_id=game.chat_id,
+        game_id=game.id,
+        thread_id=game.thread_id,
+        payload={
+            "status": game.status.value,
+            "seats": list(game.seats),
+            "reason": game.cancel_reason,
+        },
+    )
+
+
+async def open_lobby(
+    deps: Deps, chat: Chat, user: Player, thread_id: int | None, update_id: int | None = None
+) -> Outcome:
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        stored = await ensure_chat(uow, chat, founder=user)
+        await uow.players.upsert(user)
+        existing = await uow.games.open_in_chat(stored.id, lock=True)
+        if existing is not None:
+            await uow.commit()
+            return Outcome(
+                reply=Reply("game_exists", {"status": existing.status.value}), game_id=existing.id
+            )
+        game = Game(
+            chat_id=stored.id,
+            creator_id=user.id,
+            rules=stored.rules,
+            turn_timeout=stored.turn_timeout or deps.turn_timeout,
+            created_at=now,
+            thread_id=thread_id,
+            deadline=now + timedelta(seconds=deps.lobby_timeout),
+            language=stored.language or "en",
+        )
+        stored_user = await uow.players.get(user.id)
+        if stored_user is not None and stored_user.can_dm:
+            game.seats.append(user.id)  # the creator is in, when the bot can reach them privately
+        game = await uow.games.add(game)
+        await uow.outbox.add(lobby_notice(game))
+        await uow.commit()
+        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
+
+
+async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = None) -> Outcome:
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        await uow.players.upsert(user)
+        game = await uow.games.get(game_id, lock=True)
+        if game is None or game.status is not GameStatus.LOBBY:
+            await uow.commit()
+            return refused("lobby_closed")
+        if user.id in game.seats:
+            await uow.commit()
+            return Outcome(reply=Reply("already_joined"), game_id=game.id)
+        if len(game.seats) >= game.rules.max_players:
+            await uow.commit()
+            return Outcome(
+                reply=Reply("lobby_full", {"max": game.rules.max_players}), game_id=game.id
+            )
+        game.seats.append(user.id)
+        await uow.games.save(game)
+        await uow.outbox.add(lobby_notice(game))
+        await uow.commit()
+        return Outcome(reply=Reply("joined"), game_id=game.id, changed=True)
+
+
+async def add_computer(
+    deps: Deps, game_id: int, user: Player, update_id: int | None = None
+) -> Outcome:
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        game = await uow.games.get(game_id, lock=True)
+        if game is None or game.status is not GameStatus.LOBBY:
+            await uow.commit()
+            return refused("lobby_closed")
+        if len(game.seats) >= game.rules.max_players:
+            await uow.commit()
+            return Outcome(
+                reply=Reply("lobby_full", {"max": game.rules.max_players}), game_id=game.id
+            )
+        used = {-p for p in game.seats if is_computer(p)}
+        index = next(i for i in range(1, 100) if i not in used)
+        robot = await uow.players.upsert(computer_player(index))
+        game.seats.append(robot.id)
+        await uow.games.save(game)
+        await uow.outbox.add(lobby_notice(game))
+        await uow.commit()
+        return Outcome(
+            reply=Reply("computer_added", {"name": robot.display_name}),
+            game_id=game.id,
+            changed=True,
+        )
+
+
+async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = None) -> Outcome:
+    """Leave the chat's lobby, or resign from its running game."""
+    from cuckoo_bot.app.play import resign_in
+
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        game = await uow.games.open_in_chat(chat_id, lock=True)
+        if game is None or user.id not in game.seats:
+            await uow.commit()
+            return refused("not_in_game")
+        if game.status is GameStatus.RUNNING:
+            outcome = await resign_in(uow, deps, game, user.id, now)
+            await uow.commit()
+            return outcome
+        game.seats.remove(user.id)
+        await uow.games.save(game)
+        await uow.outbox.add(lobby_notice(game))
+        await uow.commit()
+        return Outcome(reply=Reply("left"), game_id=game.id, changed=True)
+
+
+def _may_manage(game: Game, user: Player, is_admin: bool) -> bool:
+    return is_admin or user.id == game.creator_id
+
+
+async def start(
+    deps: Deps, chat_id: int, user: Player, is_admin: bool, update_id: int | None = None
+) -> Outcome:
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        game = await uow.games.open_in_chat(chat_id, lock=True)
+        if game is None:
+            await uow.commit()
+            return refused("no_lobby")
+        if game.status is not GameStatus.LOBBY:
+            await uow.commit()
+            return Outcome(reply=Reply("already_running"), game_id=game.id)
+        if not _may_manage(game, user, is_admin):
+            await uow.commit()
+            return Outcome(reply=Reply("creator_or_admin_only"), game_id=game.id)
+        if len(game.seats) < game.rules.min_players:
+            await uow.commit()
+            return Outcome(
+                reply=Reply(
+                    "need_players", {"min": game.rules.min_players, "have": len(game.seats)}
+                ),
+                game_id=game.id,
+            )
+        await _begin(uow, deps, game, now)
+        await uow.commit()
+        return Outcome(
+            reply=Reply("started"), game_id=game.id, changed=True, deadline=game.deadline
+        )
+
+
+async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> None:
+    seating = list(game.seats)
+    deps.rng.shuffle(seating)  # seats are drawn, so joining first gives no edge
+    game.seats = seating
+    game.state = seat_table(seating, game.rules, draw_first_dealer(seating, deps.rng))
+    game.status = GameStatus.RUNNING
+    game.started_at = now
+    await uow.outbox.add(lobby_notice(game))
+    await advance(uow, deps, game, Notices(game), now)
+    await uow.games.save(game)
+
+
+async def cancel(
+    deps: Deps,
+    chat_id: int,
+    user: Player | None,
+    is_admin: bool,
+    reason: str = "cancelled",
+    update_id: int | None = None,
+) -> Outcome:
+    """Cancel the chat's lobby or game. ``user=None`` is the bot itself (removed from the group)."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
+        game = await uow.games.open_in_chat(chat_id, lock=True)
+        if game is None:
+            await uow.commit()
+            return refused("no_game")
+        if user is not None and not _may_manage(game, user, is_admin):
+            await uow.commit()
+            return Outcome(reply=Reply("creator_or_admin_only"), game_id=game.id)
+        was_running = game.status is GameStatus.RUNNING
+        game.status = GameStatus.CANCELLED
+        game.cancel_reason = reason
+        game.finished_at = now
+        game.deadline = None
+        await uow.games.save(game)
+        if user is not None:  # a removed bot cannot post anything to the group
+            if was_running and game.state is not None:
+                notices = Notices(game)
+                notices.table(game.state, closed=True)
+                await notices.flush(uow)
+            await uow.outbox.add(lobby_notice(game))
+        await uow.commit()
+        return Outcome(reply=Reply("cancelled"), game_id=game.id, changed=user is not None)
+
+
+async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Outcome:
+    """A lobby's time is up: start it with enough players, else let it expire."""
+    if len(game.seats) >= game.rules.min_players:
+        await _begin(uow, deps, game, now)
+        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
+    game.status = GameStatus.CANCELLED
+    game.cancel_reason = "expired"
+    game.finished_at = now
+    game.deadline = None
+    await uow.games.save(game)
+    await uow.outbox.add(lobby_notice(game))
+    return Outcome(game_id=game.id, changed=True)

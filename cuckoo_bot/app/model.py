@@ -1,0 +1,154 @@
+"""What the use cases load, change and save: chats, players, games, the log and the outbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from cuckoo_bot.domain.actions import Action, PlayerId
+from cuckoo_bot.domain.events import Event
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.state import GameState
+
+SUPPORTED_LANGUAGES = ("en", "es", "fr")
+DEFAULT_LANGUAGE = "en"
+
+
+def supported_language(code: str | None) -> str | None:
+    """``es-MX`` -> ``es``; ``None`` when Telegram's code is not one the bot speaks."""
+    if not code:
+        return None
+    base = code.split("-")[0].split("_")[0].lower()
+    return base if base in SUPPORTED_LANGUAGES else None
+
+
+class GameStatus(Enum):
+    LOBBY = "lobby"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+    @property
+    def open(self) -> bool:
+        return self in (GameStatus.LOBBY, GameStatus.RUNNING)
+
+
+@dataclass
+class Chat:
+    """A group the bot plays in, with its house rules."""
+
+    id: int
+    title: str = ""
+    language: str | None = None
+    rules: HouseRules = field(default_factory=HouseRules)
+    turn_timeout: float | None = None  # None: the operator's default
+    migrated_from: int | None = None
+    active: bool = True  # False once the bot was removed
+
+
+@dataclass
+class Player:
+    """A Telegram user (positive id) or a computer seat (negative id)."""
+
+    id: PlayerId
+    first_name: str
+    last_name: str | None = None
+    username: str | None = None
+    language: str | None = None
+    can_dm: bool | None = None  # None: not known yet
+    is_computer: bool = False
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.first_name} {self.last_name}" if self.last_name else self.first_name
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One step of a game: the action taken (None for lobby steps) and what it caused."""
+
+    action: Action | None
+    events: tuple[Event, ...]
+    at: datetime
+    actor: PlayerId | None = None
+
+
+@dataclass
+class Game:
+    """A lobby or a game in a chat. ``state`` is the rules engine's state once started."""
+
+    chat_id: int
+    creator_id: PlayerId
+    rules: HouseRules
+    turn_timeout: float
+    created_at: datetime
+    id: int = 0  # set by the store on add
+    thread_id: int | None = None
+    status: GameStatus = GameStatus.LOBBY
+    seats: list[PlayerId] = field(default_factory=list)  # lobby order, then the seating
+    state: GameState | None = None
+    deadline: datetime | None = None  # lobby expiry, or the current turn's clock
+    lobby_message_id: int | None = None
+    table_message_id: int | None = None
+    table_round: int | None = None  # the round ``table_message_id`` shows
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    cancel_reason: str | None = None
+    language: str = "en"
+    version: int = 0
+    new_log: list[LogEntry] = field(default_factory=list)  # appended by the store on save
+
+    @property
+    def round_number(self) -> int:
+        return self.state.rounds_dealt if self.state else 0
+
+
+class NoticeKind(Enum):
+    """What the transport must show; it renders each from the game as it is when sent."""
+
+    LOBBY = "lobby"  # send or edit the lobby message
+    TABLE = "table"  # send or edit the round's table message (acts so far, keys)
+    CARD = "card"  # a private message with a player's (new) card
+    REVEAL = "reveal"  # the reveal of a round: cards, lives lost, who is out
+    GAME_OVER = "game_over"  # the winner(s), or why the game ended
+    ANNOUNCE = "announce"  # a one-line group message: ``payload["key"]`` with params
+
+
+@dataclass
+class Notice:
+    """One outbox row: a message still to be sent or edited, written with the move."""
+
+    kind: NoticeKind
+    chat_id: int
+    game_id: int | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+    id: int = 0
+    thread_id: int | None = None
+    created_at: datetime | None = None
+
+
+@dataclass
+class Standing:
+    """A player's line in one league table (a chat or global, a season or all time)."""
+
+    player_id: PlayerId
+    scope: int  # chat id, or GLOBAL_SCOPE
+    season: str  # "YYYY-MM" or ALL_TIME
+    games: int = 0
+    wins: int = 0
+    shared_wins: int = 0
+    lives_lost: int = 0
+    rounds_survived: int = 0
+    rating_mu: float = 25.0
+    rating_sigma: float = 25.0 / 3
+
+    @property
+    def rating(self) -> float:
+        """A conservative skill estimate (mu - 3 sigma), as OpenSkill's ordinal."""
+        return self.rating_mu - 3 * self.rating_sigma
+
+
+GLOBAL_SCOPE = 0  # Telegram chat ids are never 0
+ALL_TIME = "all"

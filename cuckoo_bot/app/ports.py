@@ -1,0 +1,128 @@
+"""What the use cases need from the outside world, as protocols. The store implements them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Protocol, Self
+
+from cuckoo_bot.app.model import Chat, Game, LogEntry, Notice, Player, Standing
+from cuckoo_bot.domain.actions import PlayerId
+
+
+class ChatRepository(Protocol):
+    async def get(self, chat_id: int, *, lock: bool = False) -> Chat | None: ...
+
+    async def add(self, chat: Chat) -> None: ...
+
+    async def save(self, chat: Chat) -> None: ...
+
+    async def migrate(self, old_id: int, new_id: int) -> None:
+        """Move a chat, its games and its league table to the supergroup id ``new_id``."""
+        ...
+
+
+class PlayerRepository(Protocol):
+    async def get(self, player_id: PlayerId) -> Player | None: ...
+
+    async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]: ...
+
+    async def upsert(self, player: Player) -> Player:
+        """Insert or refresh name fields; ``can_dm``/``language`` kept unless given (not None)."""
+        ...
+
+
+class GameRepository(Protocol):
+    async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
+        """``lock=True`` holds the game row until commit (``SELECT ... FOR UPDATE``)."""
+        ...
+
+    async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
+        """The chat's lobby or running game, if any (at most one)."""
+        ...
+
+    async def add(self, game: Game) -> Game:
+        """Insert; sets ``game.id``."""
+        ...
+
+    async def save(self, game: Game) -> None:
+        """Write the game back, append ``game.new_log`` to the log and clear it.
+
+        Raises ``ConcurrentUpdate`` if the row changed since it was loaded (version check).
+        """
+        ...
+
+    async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
+        """Open games whose deadline is at or before ``now``: (game id, deadline)."""
+        ...
+
+    async def with_deadlines(self) -> list[tuple[int, datetime]]:
+        """Every open game with a deadline, to re-arm timers at start-up."""
+        ...
+
+    async def log(self, game_id: int) -> list[LogEntry]:
+        """The game's append-only log, oldest first."""
+        ...
+
+    async def games_of(self, player_id: PlayerId, limit: int = 20) -> list[Game]: ...
+
+
+class OutboxRepository(Protocol):
+    async def add(self, notice: Notice) -> None: ...
+
+    async def pending(self, game_id: int | None = None, limit: int = 100) -> list[Notice]:
+        """Notices not yet delivered, oldest first (all games when ``game_id`` is None)."""
+        ...
+
+    async def done(self, notice_id: int, *, error: str | None = None) -> None: ...
+
+
+class StandingRepository(Protocol):
+    async def get_many(
+        self, scope: int, season: str, player_ids: Sequence[PlayerId]
+    ) -> dict[PlayerId, Standing]: ...
+
+    async def save(self, standing: Standing) -> None: ...
+
+    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+        """Best first: rating, then wins."""
+        ...
+
+    async def of_player(self, player_id: PlayerId, season: str) -> list[Standing]: ...
+
+
+class UpdateLog(Protocol):
+    async def first_time(self, update_id: int) -> bool:
+        """Record ``update_id``; False if it was already processed (a redelivery)."""
+        ...
+
+
+class UnitOfWork(Protocol):
+    """One database transaction: only ``commit`` keeps changes; leaving without it rolls back."""
+
+    chats: ChatRepository
+    players: PlayerRepository
+    games: GameRepository
+    outbox: OutboxRepository
+    standings: StandingRepository
+    updates: UpdateLog
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    async def commit(self) -> None: ...
+
+
+class UnitOfWorkFactory(Protocol):
+    def __call__(self) -> UnitOfWork: ...
+
+
+class ConcurrentUpdate(Exception):
+    """The game changed under us (another instance or a timeout won the race)."""

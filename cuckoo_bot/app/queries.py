@@ -1,0 +1,111 @@
+"""Read-only views: league tables, personal stats, and what the outbox still has to send."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.league import season_of
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, Game, Notice, Player, Standing
+
+
+@dataclass(frozen=True)
+class LeagueRow:
+    rank: int
+    player: Player
+    standing: Standing
+
+
+@dataclass(frozen=True)
+class League:
+    scope: int
+    season: str
+    rows: list[LeagueRow]
+
+
+async def leaderboard(
+    deps: Deps, chat_id: int | None, season: str | None = None, limit: int = 20
+) -> League:
+    """A league table: ``chat_id=None`` is the global one; ``season=None`` this month's."""
+    scope = GLOBAL_SCOPE if chat_id is None else chat_id
+    season = season or season_of(deps.clock.now())
+    async with deps.uow() as uow:
+        standings = await uow.standings.table(scope, season, limit)
+        players = await uow.players.get_many([s.player_id for s in standings])
+    rows = [
+        LeagueRow(
+            rank=i + 1,
+            player=players.get(s.player_id) or Player(id=s.player_id, first_name="?"),
+            standing=s,
+        )
+        for i, s in enumerate(standings)
+    ]
+    return League(scope=scope, season=season, rows=rows)
+
+
+async def personal_stats(deps: Deps, player_id: int) -> dict[str, Standing | None]:
+    """The player's global line this season and all time."""
+    season = season_of(deps.clock.now())
+    async with deps.uow() as uow:
+        rows = await uow.standings.of_player(player_id, season)
+        rows += await uow.standings.of_player(player_id, ALL_TIME)
+    mine = {r.season: r for r in rows if r.scope == GLOBAL_SCOPE}
+    return {"season": mine.get(season), "all": mine.get(ALL_TIME)}
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A notice with what rendering it needs: the game, the chat, the people named."""
+
+    notice: Notice
+    game: Game | None
+    chat: Chat | None
+    players: dict[int, Player]
+
+
+async def pending_deliveries(
+    deps: Deps, game_id: int | None = None, limit: int = 100
+) -> list[Delivery]:
+    async with deps.uow() as uow:
+        notices = await uow.outbox.pending(game_id, limit)
+        games: dict[int, Game | None] = {}
+        chats: dict[int, Chat | None] = {}
+        out = []
+        for notice in notices:
+            game = None
+            if notice.game_id is not None:
+                if notice.game_id not in games:
+                    games[notice.game_id] = await uow.games.get(notice.game_id)
+                game = games[notice.game_id]
+            chat_id = game.chat_id if game else notice.chat_id
+            if chat_id not in chats:
+                chats[chat_id] = await uow.chats.get(chat_id)
+            ids = set(game.seats) if game else set()
+            if notice.chat_id > 0:
+                ids.add(notice.chat_id)
+            players = await uow.players.get_many(sorted(ids))
+            out.append(Delivery(notice=notice, game=game, chat=chats[chat_id], players=players))
+    return out
+
+
+async def delivered(deps: Deps, notice_id: int, error: str | None = None) -> None:
+    """Mark a notice sent, or given up on with ``error``."""
+    async with deps.uow() as uow:
+        await uow.outbox.done(notice_id, error=error)
+        await uow.commit()
+
+
+async def remember_message(
+    deps: Deps, game_id: int, kind: str, round_no: int | None, message_id: int
+) -> None:
+    """Keep the id of a lobby or table message, so later changes edit it in place."""
+    async with deps.uow() as uow:
+        game = await uow.games.get(game_id, lock=True)
+        if game is not None:
+            if kind == "lobby":
+                game.lobby_message_id = message_id
+            else:
+                game.table_message_id = message_id
+                game.table_round = round_no
+            await uow.games.save(game)
+        await uow.commit()

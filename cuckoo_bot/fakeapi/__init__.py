@@ -1,0 +1,21 @@
+"""A fake Telegram Bot API server for tests, demos and black-box testing.
+
+Start it with `async with FakeBotApi() as server:` and give the bot `server.base_url`.
+"""
+
+from .errors import ApiError
+from .models import CallbackQueryRecord, CallRecord, StoredMessage, User, Version
+from .server import CONTROL_ACTIONS, FakeBotApi
+from .threaded import FakeBotApiThread
+
+__all__ = [
+    "CONTROL_ACTIONS",
+    "ApiError",
+    "CallRecord",
+    "CallbackQueryRecord",
+    "FakeBotApi",
+    "FakeBotApiThread",
+    "StoredMessage",
+    "User",
+    "Version",
+]

@@ -1,0 +1,214 @@
+"""An in-memory unit of work with the store's semantics, for use-case tests without a database."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from types import TracebackType
+from typing import Self
+
+from cuckoo_bot.app.model import Chat, Game, LogEntry, Notice, Player, Standing
+from cuckoo_bot.app.ports import ConcurrentUpdate
+
+
+@dataclass
+class World:
+    """What a database would hold. Units of work copy it in and write it back on commit."""
+
+    chats: dict[int, Chat] = field(default_factory=dict)
+    players: dict[int, Player] = field(default_factory=dict)
+    games: dict[int, Game] = field(default_factory=dict)
+    log: dict[int, list[LogEntry]] = field(default_factory=dict)
+    outbox: dict[int, Notice] = field(default_factory=dict)
+    sent: set[int] = field(default_factory=set)
+    standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
+    updates: set[int] = field(default_factory=set)
+    next_id: int = 1
+    commits: int = 0
+
+
+class FakeChats:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    async def get(self, chat_id: int, *, lock: bool = False) -> Chat | None:
+        return self.w.chats.get(chat_id)
+
+    async def add(self, chat: Chat) -> None:
+        self.w.chats[chat.id] = chat
+
+    async def save(self, chat: Chat) -> None:
+        self.w.chats[chat.id] = chat
+
+    async def migrate(self, old_id: int, new_id: int) -> None:
+        chat = self.w.chats.pop(old_id)
+        self.w.chats[new_id] = replace(chat, id=new_id, migrated_from=old_id)
+        for game in self.w.games.values():
+            if game.chat_id == old_id:
+                game.chat_id = new_id
+        for key in [k for k in self.w.standings if k[0] == old_id]:
+            row = self.w.standings.pop(key)
+            row.scope = new_id
+            self.w.standings[(new_id, key[1], key[2])] = row
+
+
+class FakePlayers:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    async def get(self, player_id: int) -> Player | None:
+        return self.w.players.get(player_id)
+
+    async def get_many(self, player_ids: Sequence[int]) -> dict[int, Player]:
+        return {p: self.w.players[p] for p in player_ids if p in self.w.players}
+
+    async def upsert(self, player: Player) -> Player:
+        old = self.w.players.get(player.id)
+        if old is not None:
+            player = replace(
+                player,
+                can_dm=player.can_dm if player.can_dm is not None else old.can_dm,
+                language=player.language or old.language,
+            )
+        self.w.players[player.id] = player
+        return player
+
+
+class FakeGames:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
+        return self.w.games.get(game_id)
+
+    async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
+        return next(
+            (g for g in self.w.games.values() if g.chat_id == chat_id and g.status.open), None
+        )
+
+    async def add(self, game: Game) -> Game:
+        game.id = self.w.next_id
+        self.w.next_id += 1
+        self.w.games[game.id] = game
+        self.w.log[game.id] = []
+        return game
+
+    async def save(self, game: Game) -> None:
+        stored = self.w.games.get(game.id)
+        if stored is not None and stored is not game and stored.version != game.version:
+            raise ConcurrentUpdate(game.id)
+        game.version += 1
+        self.w.log[game.id].extend(game.new_log)
+        game.new_log = []
+        self.w.games[game.id] = game
+
+    async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
+        rows = [
+            (g.id, g.deadline)
+            for g in self.w.games.values()
+            if g.status.open and g.deadline and g.deadline <= now
+        ]
+        return sorted(rows, key=lambda r: r[1])[:limit]  # type: ignore[return-value]
+
+    async def with_deadlines(self) -> list[tuple[int, datetime]]:
+        return [(g.id, g.deadline) for g in self.w.games.values() if g.status.open and g.deadline]
+
+    async def log(self, game_id: int) -> list[LogEntry]:
+        return list(self.w.log.get(game_id, []))
+
+    async def games_of(self, player_id: int, limit: int = 20) -> list[Game]:
+        return [g for g in self.w.games.values() if player_id in g.seats][:limit]
+
+
+class FakeOutbox:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    async def add(self, notice: Notice) -> None:
+        notice.id = self.w.next_id
+        self.w.next_id += 1
+        self.w.outbox[notice.id] = notice
+
+    async def pending(self, game_id: int | None = None, limit: int = 100) -> list[Notice]:
+        rows = [n for i, n in sorted(self.w.outbox.items()) if i not in self.w.sent]
+        return [n for n in rows if game_id is None or n.game_id == game_id][:limit]
+
+    async def done(self, notice_id: int, *, error: str | None = None) -> None:
+        self.w.sent.add(notice_id)
+
+
+class FakeStandings:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    async def get_many(
+        self, scope: int, season: str, player_ids: Sequence[int]
+    ) -> dict[int, Standing]:
+        return {
+            p: self.w.standings[(scope, season, p)]
+            for p in player_ids
+            if (scope, season, p) in self.w.standings
+        }
+
+    async def save(self, standing: Standing) -> None:
+        self.w.standings[(standing.scope, standing.season, standing.player_id)] = standing
+
+    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+        rows = [s for (sc, se, _), s in self.w.standings.items() if sc == scope and se == season]
+        return sorted(rows, key=lambda s: (-s.rating, -s.wins, s.player_id))[:limit]
+
+    async def of_player(self, player_id: int, season: str) -> list[Standing]:
+        return [s for (_, se, p), s in self.w.standings.items() if p == player_id and se == season]
+
+
+class FakeUpdates:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    async def first_time(self, update_id: int) -> bool:
+        if update_id in self.w.updates:
+            return False
+        self.w.updates.add(update_id)
+        return True
+
+
+class FakeUnitOfWork:
+    """Works on a deep copy of the world; commit swaps it in, so a missing commit loses all."""
+
+    def __init__(self, world: World) -> None:
+        self._world = world
+
+    async def __aenter__(self) -> Self:
+        self._draft = copy.deepcopy(self._world)
+        self.chats = FakeChats(self._draft)
+        self.players = FakePlayers(self._draft)
+        self.games = FakeGames(self._draft)
+        self.outbox = FakeOutbox(self._draft)
+        self.standings = FakeStandings(self._draft)
+        self.updates = FakeUpdates(self._draft)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        del self._draft
+
+    async def commit(self) -> None:
+        self._world.__dict__.update(copy.deepcopy(self._draft).__dict__)
+        self._world.commits += 1
+
+
+class FakeClock:
+    def __init__(self, start: datetime | None = None) -> None:
+        self.moment = start or datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self.moment
+
+    def advance(self, seconds: float) -> None:
+        self.moment += timedelta(seconds=seconds)

@@ -1,0 +1,240 @@
+"""Use cases over the in-memory store: lobby to winner, presses, clocks, leaving, leagues."""
+
+from __future__ import annotations
+
+from cuckoo_bot.app import chats, lobby, play, queries
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, NoticeKind, Player
+from cuckoo_bot.domain import codec
+from cuckoo_bot.domain.actions import Deal
+from cuckoo_bot.domain.engine import apply
+
+from .conftest import person
+from .fakes import FakeClock, World
+
+ANN, BEN, CLEO, DAN = (person(11, "Ann"), person(12, "Ben"), person(13, "Cleo"), person(14, "Dan"))
+
+
+async def running_game(deps: Deps, group: Chat, players: list[Player]) -> int:
+    opened = await lobby.open_lobby(deps, group, players[0], thread_id=None)
+    assert opened.game_id is not None
+    for player in players[1:]:
+        joined = await lobby.join(deps, opened.game_id, player)
+        assert joined.reply is not None and joined.reply.code == "joined"
+    started = await lobby.start(deps, group.id, players[0], is_admin=False)
+    assert started.reply is not None and started.reply.code == "started", started
+    return opened.game_id
+
+
+def the_game(world: World, game_id: int):  # type: ignore[no-untyped-def]
+    return world.games[game_id]
+
+
+async def test_a_lobby_fills_starts_and_deals_each_player_a_private_card(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    game = the_game(world, game_id)
+    assert game.status is GameStatus.RUNNING and sorted(game.seats) == [11, 12, 13]
+    assert game.state is not None and game.state.round is not None
+    cards = [n for n in world.outbox.values() if n.kind is NoticeKind.CARD]
+    assert sorted(n.chat_id for n in cards) == [11, 12, 13]
+    for notice in cards:
+        assert notice.payload["card"] == game.state.round.card_of(notice.chat_id).code
+    tables = [n for n in world.outbox.values() if n.kind is NoticeKind.TABLE]
+    assert tables[-1].payload["actor"] == game.state.actor
+    assert game.deadline == deps.clock.now() + __import__("datetime").timedelta(seconds=90)
+
+
+async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    state = the_game(world, game_id).state
+    actor, turn = state.actor, state.turn
+    other = next(p for p in (11, 12, 13) if p != actor)
+    wrong = await play.act(deps, game_id, other, "keep", turn)
+    assert wrong.reply is not None and wrong.reply.code in ("not_your_turn", "stale_turn")
+    assert the_game(world, game_id).state == state
+    first = await play.act(deps, game_id, actor, "keep", turn)
+    assert first.reply is not None and first.reply.code == "done_keep"
+    second = await play.act(deps, game_id, actor, "keep", turn)
+    assert second.reply is not None and second.reply.code == "stale_turn"
+    assert the_game(world, game_id).state.turn == turn + 1
+
+
+async def test_a_redelivered_update_is_a_no_op(deps: Deps, world: World, group: Chat) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    state = the_game(world, game_id).state
+    await play.act(deps, game_id, state.actor, "keep", state.turn, update_id=500)
+    after = the_game(world, game_id).state
+    again = await play.act(deps, game_id, after.actor, "keep", after.turn, update_id=500)
+    assert again.reply is None and the_game(world, game_id).state == after
+
+
+async def test_a_whole_game_with_computer_seats_ends_with_a_winner_and_a_league_line(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    game_id = opened.game_id
+    assert game_id is not None
+    await lobby.join(deps, game_id, ANN)
+    for _ in range(3):
+        await lobby.add_computer(deps, game_id, ANN)
+    await lobby.start(deps, group.id, ANN, is_admin=False)
+    for _ in range(200):
+        game = the_game(world, game_id)
+        if game.status is GameStatus.FINISHED:
+            break
+        assert game.state.actor == ANN.id  # computers never keep the table waiting
+        await play.act(deps, game_id, ANN.id, "keep", game.state.turn)
+    game = the_game(world, game_id)
+    assert game.status is GameStatus.FINISHED and game.state.winners
+    over = [n for n in world.outbox.values() if n.kind is NoticeKind.GAME_OVER]
+    assert len(over) == 1
+    line = world.standings[(group.id, ALL_TIME, ANN.id)]
+    assert line.games == 1 and (GLOBAL_SCOPE, ALL_TIME, ANN.id) in world.standings
+    assert not any(key[2] < 0 for key in world.standings)  # computer seats have no league line
+    # The log replays to the stored state.
+    log = world.log[game_id]
+    state = None
+    from cuckoo_bot.domain.engine import new_game
+
+    first_dealer = next(
+        e.dealer for entry in log for e in entry.events if type(e).__name__ == "RoundDealt"
+    )
+    state = new_game(game.seats, game.rules, first_dealer)
+    for entry in log:
+        if entry.action is not None:
+            state, events = apply(state, entry.action)
+            assert events == entry.events
+    assert state == game.state
+    assert (
+        isinstance(log[0].action, Deal)
+        and codec.load_action(codec.dump_action(log[0].action)) == log[0].action
+    )
+
+
+async def test_the_turn_clock_keeps_for_the_player_and_early_or_stale_timers_do_nothing(
+    deps: Deps, world: World, group: Chat, clock: FakeClock
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    before = the_game(world, game_id).state
+    early = await play.expire(deps, game_id)
+    assert not early.changed and the_game(world, game_id).state == before
+    clock.advance(91)
+    assert [g for g, _ in await play.due(deps)] == [game_id]
+    fired = await play.expire(deps, game_id)
+    assert fired.changed
+    after = the_game(world, game_id).state
+    assert after.turn == before.turn + 1 and after.round.acts[-1].kind.value == "timeout"
+    assert await play.due(deps) == []
+
+
+async def test_a_lobby_without_enough_players_expires_and_one_with_enough_starts(
+    deps: Deps, world: World, group: Chat, clock: FakeClock
+) -> None:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    await lobby.join(deps, opened.game_id, BEN)
+    clock.advance(601)
+    await play.expire(deps, opened.game_id)
+    assert the_game(world, opened.game_id).status is GameStatus.CANCELLED
+    assert the_game(world, opened.game_id).cancel_reason == "expired"
+    second = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    for p in (ANN, BEN, CLEO):
+        await lobby.join(deps, second.game_id, p)
+    clock.advance(601)
+    await play.expire(deps, second.game_id)
+    assert the_game(world, second.game_id).status is GameStatus.RUNNING
+
+
+async def test_one_open_game_per_chat_and_only_creator_or_admin_manage_it(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    again = await lobby.open_lobby(deps, group, BEN, thread_id=None)
+    assert again.reply.code == "game_exists" and again.game_id == opened.game_id
+    for p in (BEN, CLEO, DAN):
+        await lobby.join(deps, opened.game_id, p)
+    refused = await lobby.start(deps, group.id, BEN, is_admin=False)
+    assert refused.reply.code == "creator_or_admin_only"
+    refused = await lobby.cancel(deps, group.id, CLEO, is_admin=False)
+    assert refused.reply.code == "creator_or_admin_only"
+    done = await lobby.cancel(deps, group.id, CLEO, is_admin=True)
+    assert (
+        done.reply.code == "cancelled"
+        and the_game(world, opened.game_id).status is GameStatus.CANCELLED
+    )
+
+
+async def test_starting_needs_three_players(deps: Deps, group: Chat) -> None:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    await lobby.join(deps, opened.game_id, BEN)
+    short = await lobby.start(deps, group.id, ANN, is_admin=False)
+    assert short.reply.code == "need_players" and short.reply.params == {"min": 3, "have": 2}
+
+
+async def test_leaving_a_running_game_gathers_the_deal(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO, DAN])
+    left = await lobby.leave(deps, group.id, BEN)
+    assert left.reply.code == "resigned"
+    game = the_game(world, game_id)
+    assert game.state.lives(12) == 0 and 12 not in game.state.round.order
+    announced = [
+        n.payload["event"][0] for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE
+    ]
+    assert "Misdealt" in announced and "PlayerRemoved" in announced
+
+
+async def test_a_join_link_joins_after_private_start(deps: Deps, world: World, group: Chat) -> None:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    stranger = Player(id=99, first_name="Zoe", language="fr")
+    outcome = await chats.private_start(deps, stranger, chats.join_payload(opened.game_id))
+    assert outcome.reply.code == "joined"
+    assert 99 in the_game(world, opened.game_id).seats and world.players[99].can_dm is True
+
+
+async def test_migration_moves_the_game_and_the_league(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    await chats.chat_migrated(deps, group.id, -1009999)
+    assert the_game(world, game_id).chat_id == -1009999
+    assert world.chats[-1009999].migrated_from == group.id
+
+
+async def test_the_bot_removed_cancels_without_posting_to_the_group(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    pending_before = len(world.outbox)
+    await chats.bot_removed(deps, group.id)
+    game = the_game(world, game_id)
+    assert game.status is GameStatus.CANCELLED and game.cancel_reason == "bot_removed"
+    assert len(world.outbox) == pending_before
+
+
+async def test_show_card_reveals_only_ones_own_card(deps: Deps, world: World, group: Chat) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    state = the_game(world, game_id).state
+    mine = await play.show_card(deps, game_id, BEN.id)
+    assert mine.reply.alert and mine.reply.params["card"] == state.round.card_of(BEN.id).code
+    stranger = await play.show_card(deps, game_id, 77)
+    assert stranger.reply.code == "no_card"
+
+
+async def test_leaderboard_lists_players_by_rating(deps: Deps, world: World, group: Chat) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    for _ in range(500):
+        game = the_game(world, game_id)
+        if game.status is GameStatus.FINISHED:
+            break
+        await play.act(deps, game_id, game.state.actor, "keep", game.state.turn)
+    league = await queries.leaderboard(deps, group.id)
+    assert [row.rank for row in league.rows] == [1, 2, 3]
+    winner = the_game(world, game_id).state.winners
+    assert league.rows[0].player.id in winner
+    ratings = [row.standing.rating for row in league.rows]
+    assert ratings == sorted(ratings, reverse=True)
