@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Sequence
 
@@ -17,6 +18,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run", help="run the bot (long polling)")
+    commands.add_parser("migrate", help="apply pending database migrations and exit")
+    demo = commands.add_parser(
+        "demo", help="play a game with computer seats against a built-in fake Telegram"
+    )
+    demo.add_argument(
+        "--players", type=int, default=4, help="players at the table, 3..20 (default 4)"
+    )
+    demo.add_argument(
+        "--lang", default="en", choices=("en", "es", "fr"), help="language (default en)"
+    )
+    demo.add_argument("--seed", type=int, default=None, help="seed the shuffle to replay a demo")
     return parser
 
 
@@ -25,9 +37,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
         if args.command == "run":
-            settings.token()
-            print("cuckoo-bot: the Telegram transport is not built yet", file=sys.stderr)
-            return 1
+            from cuckoo_bot.bootstrap import configure_logging, run_polling
+
+            settings.token()  # fail fast, with a clear line, before touching anything
+            configure_logging(settings.log_level)
+            run_polling(settings)
+        elif args.command == "migrate":
+            from cuckoo_bot.persistence import migrate
+
+            asyncio.run(migrate.upgrade(settings.database_url))
+            print(f"cuckoo-bot: the database is up to date ({_safe_url(settings.database_url)})")
+        elif args.command == "demo":
+            from cuckoo_bot.demo import run_demo
+
+            if not 3 <= args.players <= 20:
+                print("cuckoo-bot: --players must be within 3..20", file=sys.stderr)
+                return 2
+            return asyncio.run(run_demo(args.players, args.lang, args.seed))
     except SettingsError as exc:
         print(f"cuckoo-bot: {exc}", file=sys.stderr)
         return 2
@@ -36,6 +62,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cuckoo-bot: CUCKOO_{str(first['loc'][0]).upper()}: {first['msg']}", file=sys.stderr)
         return 2
     return 0
+
+
+def _safe_url(url: str) -> str:
+    """The database URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     api_base_url: str = DEFAULT_API_BASE_URL
     turn_timeout: float = Field(default=90.0, gt=0, le=86_400)
     lobby_timeout: float = Field(default=600.0, gt=0, le=86_400)
+    # Telegram lets a bot post about 20 messages a minute to one group; edits count too.
+    group_rate: int = Field(default=20, ge=1, le=100_000)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("log_level", mode="before")

@@ -74,7 +74,8 @@ async def set_player_language(deps: Deps, user: Player, language: str) -> Outcom
     if code is None:
         return refused("unknown_language", language=language)
     async with deps.uow() as uow:
-        await uow.players.upsert(replace(user, language=code))
+        await uow.players.upsert(user)
+        await uow.players.set_language(user.id, code)
         await uow.commit()
     return Outcome(reply=Reply("language_set", {"language": code}))
 

@@ -55,14 +55,23 @@ class Notices:
         notice = Notice(
             kind=kind, chat_id=chat_id, game_id=game.id, payload=payload, thread_id=thread
         )
-        if key in self._items:
-            self._items[key].payload = payload
-        else:
+        if key not in self._items:
             self._items[key] = notice
+        elif kind is NoticeKind.TABLE:
+            # The lives line shows the round as dealt; the reveal is added to it, not replaced.
+            old = self._items[key].payload
+            self._items[key].payload = {
+                **payload,
+                "lives": old["lives"],
+                "reveal": old.get("reveal"),
+            }
+        else:
+            self._items[key].payload = payload
 
-    def table(self, state: GameState, closed: bool = False) -> None:
+    def table(self, state: GameState, closed: bool = False, gathered: bool = False) -> None:
         if state.round is not None:
             view = table_view(state, closed)
+            view["gathered"] = gathered
             self._put(("table", state.round.number), NoticeKind.TABLE, self._game.chat_id, view)
 
     def card(self, player: PlayerId, round_no: int, payload: dict[str, Any]) -> None:
@@ -74,13 +83,14 @@ class Notices:
     def group(self, key: tuple[Any, ...], kind: NoticeKind, payload: dict[str, Any]) -> None:
         self._put(key, kind, self._game.chat_id, payload)
 
-    def reveal(self, round_no: int, event: Event) -> None:
-        key = ("reveal", round_no)
-        if key not in self._items:
-            self.group(key, NoticeKind.REVEAL, {"round": round_no, "events": []})
-        self._items[key].payload["events"].append(
-            [codec.event_name(event), codec.dump_event(event)]
-        )
+    def reveal(self, state: GameState, round_no: int, event: Event) -> None:
+        """The reveal goes into the round's table message: one group message per round."""
+        self.table(state)
+        payload = self._items[("table", round_no)].payload
+        reveal = payload.get("reveal") or {"events": []}
+        reveal["events"].append([codec.event_name(event), codec.dump_event(event)])
+        reveal["lives"] = {str(seat.player): seat.lives for seat in state.seats}
+        payload["reveal"] = reveal
 
     async def flush(self, uow: UnitOfWork) -> None:
         for notice in self._items.values():
@@ -125,7 +135,7 @@ def step(
     if before.phase is Phase.TURNS:
         notices.table(before)  # keep the table's place ahead of this step's reveal
     _note(game.state, events, notices)
-    notices.table(game.state)
+    notices.table(game.state, gathered=any(isinstance(e, Misdealt) for e in events))
     return events
 
 
@@ -149,7 +159,7 @@ def _note(state: GameState, events: tuple[Event, ...], notices: Notices) -> None
         elif isinstance(event, CardCut):
             notices.card(event.dealer, round_no, {"card": event.new_card.code, "why": "cut"})
         elif isinstance(event, Revealed | LifeLost | PlayerEliminated):
-            notices.reveal(round_no, event)
+            notices.reveal(state, round_no, event)
         elif isinstance(event, Misdealt | PlayerRemoved | SuddenDeathStarted | SuddenDeathDrawn):
             key = ("announce", round_no, codec.event_name(event), repr(event))
             notices.group(

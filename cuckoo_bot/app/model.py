@@ -109,9 +109,8 @@ class NoticeKind(Enum):
     """What the transport must show; it renders each from the game as it is when sent."""
 
     LOBBY = "lobby"  # send or edit the lobby message
-    TABLE = "table"  # send or edit the round's table message (acts so far, keys)
+    TABLE = "table"  # send or edit the round's table message (acts, keys, then the reveal)
     CARD = "card"  # a private message with a player's (new) card
-    REVEAL = "reveal"  # the reveal of a round: cards, lives lost, who is out
     GAME_OVER = "game_over"  # the winner(s), or why the game ended
     ANNOUNCE = "announce"  # a one-line group message: ``payload["key"]`` with params
 

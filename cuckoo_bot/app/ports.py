@@ -29,8 +29,14 @@ class PlayerRepository(Protocol):
     async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]: ...
 
     async def upsert(self, player: Player) -> Player:
-        """Insert or refresh name fields; ``can_dm``/``language`` kept unless given (not None)."""
+        """Insert, or refresh the name fields of a known player and return the stored one.
+
+        ``can_dm`` is replaced only when given (not None). ``language`` is taken only when none
+        is stored yet (Telegram's language on first sight); ``set_language`` changes it later.
+        """
         ...
+
+    async def set_language(self, player_id: PlayerId, language: str) -> None: ...
 
 
 class GameRepository(Protocol):

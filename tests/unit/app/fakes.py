@@ -70,10 +70,13 @@ class FakePlayers:
             player = replace(
                 player,
                 can_dm=player.can_dm if player.can_dm is not None else old.can_dm,
-                language=player.language or old.language,
+                language=old.language or player.language,
             )
         self.w.players[player.id] = player
         return player
+
+    async def set_language(self, player_id: int, language: str) -> None:
+        self.w.players[player_id] = replace(self.w.players[player_id], language=language)
 
 
 class FakeGames:

@@ -1,0 +1,95 @@
+"""The one composition root: settings -> engine, migrations, unit of work, translator, bot."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
+from telegram import Update
+from telegram.ext import Application
+
+from cuckoo_bot.app.clock import Clock, SystemClock
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.config import Settings
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.persistence import migrate
+from cuckoo_bot.persistence.engine import make_engine
+from cuckoo_bot.persistence.uow import sql_uow_factory
+from cuckoo_bot.transport.bot import build_application
+from cuckoo_bot.transport.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    engine: AsyncEngine
+    deps: Deps
+    application: Application[Any, Any, Any, Any, Any, Any]
+    metrics: Metrics
+
+
+def build(
+    settings: Settings,
+    *,
+    token: str | None = None,
+    rng: random.Random | None = None,
+    clock: Clock | None = None,
+) -> Runtime:
+    """Everything the bot needs, wired once. Nothing connects until the bot starts."""
+    engine = make_engine(settings.database_url)
+    clock = clock or SystemClock()
+    deps = Deps(
+        uow=sql_uow_factory(engine),
+        rng=rng or secrets.SystemRandom(),  # a CSPRNG deals the cards in production
+        clock=clock,
+        turn_timeout=settings.turn_timeout,
+        lobby_timeout=settings.lobby_timeout,
+    )
+    metrics = Metrics()
+    application = build_application(
+        token or settings.token(),
+        settings.api_base_url,
+        deps,
+        Translator(),
+        metrics,
+        group_rate=settings.group_rate,
+    )
+    application.post_shutdown = _dispose(engine)
+    return Runtime(
+        settings=settings, engine=engine, deps=deps, application=application, metrics=metrics
+    )
+
+
+def _dispose(engine: AsyncEngine) -> Callable[[Any], Coroutine[Any, Any, None]]:
+    async def dispose(_: Any) -> None:
+        await engine.dispose()
+
+    return dispose
+
+
+def run_polling(settings: Settings) -> None:
+    """Apply pending migrations, then poll Telegram until SIGINT/SIGTERM."""
+    asyncio.run(migrate.upgrade(settings.database_url))
+    runtime = build(settings)
+    log.info(
+        "cuckoo-bot is polling; database %s",
+        make_url(settings.database_url).render_as_string(hide_password=True),
+    )
+    runtime.application.run_polling(allowed_updates=Update.ALL_TYPES)
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    # httpx logs every request URL, and a Bot API URL contains the token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -1,0 +1,224 @@
+"""``cuckoo-bot demo``: the real bot plays a game against the built-in fake Telegram.
+
+Two people, driven by this module, sit with computer seats; everything goes through the
+bot's real handlers, store and Bot API calls. At the end the group chat and each private
+chat are printed as a reader would see them. ``TableDriver`` is also what the end-to-end
+tests use to play as users.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+
+CARD = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
+RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
+MOVE_KINDS = ("k", "s", "c")
+
+
+def rank_of(label: str) -> int:
+    rank = CARD.fullmatch(label)
+    assert rank is not None, label
+    return RANKS.get(rank.group(1)) or int(rank.group(1))
+
+
+@dataclass
+class Prompt:
+    """The group's message carrying the move keys, and who it asks."""
+
+    message: StoredMessage
+    actor: int
+
+    def data(self, kind: str) -> str | None:
+        return next((d for d in self.message.callback_datas if d.split(":")[1] == kind), None)
+
+
+class TableDriver:
+    """Plays as Telegram users through the fake server, reading only what users can see."""
+
+    def __init__(self, fake: FakeBotApi, group_id: int) -> None:
+        self.fake = fake
+        self.group_id = group_id
+
+    def lobby(self) -> StoredMessage | None:
+        for msg in reversed(self.fake.messages(self.group_id, include_deleted=False)):
+            if msg.from_bot and any(d.startswith("1:j:") for d in msg.callback_datas):
+                return msg
+        return None
+
+    def prompt(self) -> Prompt | None:
+        """The live turn prompt: a bot message with move keys, naming the player by mention."""
+        for msg in reversed(self.fake.messages(self.group_id, include_deleted=False)):
+            if not msg.from_bot:
+                continue
+            if any(d.split(":")[1] in MOVE_KINDS for d in msg.callback_datas if d.count(":") == 4):
+                mentions = [e for e in msg.entities if e.get("type") == "text_mention"]
+                if mentions:
+                    return Prompt(msg, int(mentions[-1]["user"]["id"]))
+        return None
+
+    async def next_prompt(self, after: str | None = None, wait: float = 10.0) -> Prompt | None:
+        """The next live prompt whose keys differ from ``after``; None once the game is over."""
+
+        def ready() -> Prompt | bool | None:
+            if self.game_over():
+                return True
+            found = self.prompt()
+            return found if found is not None and found.data("k") != after else None
+
+        found = await self.fake.wait_for(ready, wait)
+        return found if isinstance(found, Prompt) else None
+
+    def card_of(self, user_id: int) -> str | None:
+        """The last card the bot told this user privately."""
+        for msg in reversed(self.fake.dm(user_id)):
+            if msg.from_bot and msg.text:
+                cards = CARD.findall(msg.text)
+                if cards:
+                    rank, suit = cards[-1]
+                    return f"{rank}{suit}"
+        return None
+
+    async def press(
+        self, user_id: int, message: StoredMessage, data: str, wait: float = 10.0
+    ) -> dict[str, Any]:
+        """Tap a button as ``user_id``; returns what the user saw (the callback answer)."""
+        query = self.fake.press_button(user_id, self.group_id, message.message_id, data)
+        return await self.fake.wait_callback_answer(query, wait)
+
+    async def say(self, user_id: int, text: str, chat_id: int | None = None) -> None:
+        self.fake.user_sends(user_id, self.group_id if chat_id is None else chat_id, text)
+
+    def game_over(self) -> bool:
+        return any(
+            msg.from_bot and "🏆" in (msg.text or "") for msg in self.fake.messages(self.group_id)
+        )
+
+
+def choose(card: str | None, dealer: bool, table_size: int) -> str:
+    """A person's simple habit: get rid of low cards, keep the rest."""
+    if card is None:
+        return "k"
+    bar = 6 if table_size <= 5 else 4
+    if rank_of(card) <= bar and rank_of(card) != 13:
+        return "c" if dealer else "s"
+    return "k"
+
+
+async def play_out(
+    driver: TableDriver, humans: list[int], table_size: int, max_turns: int = 2000
+) -> None:
+    """Press keys for the humans until the game is over."""
+    last: str | None = None
+    for _ in range(max_turns):
+        prompt = await driver.next_prompt(after=last)
+        if prompt is None:
+            return
+        if prompt.actor not in humans:
+            raise AssertionError(f"the bot waits for {prompt.actor}, who is not a human here")
+        dealer = prompt.data("c") is not None
+        kind = choose(driver.card_of(prompt.actor), dealer, table_size)
+        data = prompt.data(kind) or prompt.data("k")
+        assert data is not None
+        last = prompt.data("k")
+        await driver.press(prompt.actor, prompt.message, data)
+    raise AssertionError("the game did not end")
+
+
+async def run_demo(players: int, lang: str, seed: int | None) -> int:
+
+    from pydantic import SecretStr
+
+    from cuckoo_bot.bootstrap import build, configure_logging
+    from cuckoo_bot.config import Settings
+    from cuckoo_bot.persistence import migrate
+
+    configure_logging("WARNING")
+    token = "123456789:DEMO-token-for-the-built-in-fake-api"
+    group_id = -1001234567890
+    people = [(101, "Alice", "Archer"), (102, "Bob", None)][: min(players, 2)]
+    async with FakeBotApi(token=token, bot_username="cuckoo_demo_bot") as fake:
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite+aiosqlite:///{Path(folder) / 'demo.db'}"
+            await migrate.upgrade(url)
+            settings = Settings(
+                bot_token=SecretStr(token),
+                database_url=url,
+                api_base_url=fake.base_url,
+                turn_timeout=3600,
+                group_rate=10_000,  # the fake enforces no rate: no need to wait a minute a round
+            )
+            runtime = build(settings, rng=random.Random(seed))
+            app = runtime.application
+            await app.initialize()
+            if app.post_init:
+                await app.post_init(app)
+            await app.start()
+            assert app.updater is not None
+            await app.updater.start_polling(poll_interval=0.0, timeout=1)
+            try:
+                for user_id, first, last in people:
+                    fake.add_user(user_id, first, last, language_code=lang, started=False)
+                fake.add_group(
+                    group_id,
+                    "Cuckoo night",
+                    type="supergroup",
+                    members=[u for u, _, _ in people],
+                    admins=[101],
+                    creator=101,
+                )
+                driver = TableDriver(fake, group_id)
+                for user_id, _, _ in people:
+                    await driver.say(user_id, "/start", chat_id=user_id)
+                    await fake.wait_for_message(user_id)
+                await driver.say(101, "/newgame")
+                await fake.wait_for(driver.lobby)
+                for user_id, _, _ in people:
+                    lobby = driver.lobby()
+                    assert lobby is not None
+                    await driver.press(
+                        user_id,
+                        lobby,
+                        lobby.button_data("1:j")
+                        if False
+                        else next(d for d in lobby.callback_datas if d.startswith("1:j:")),
+                    )
+                for _ in range(players - len(people)):
+                    lobby = driver.lobby()
+                    assert lobby is not None
+                    await driver.press(
+                        101, lobby, next(d for d in lobby.callback_datas if d.startswith("1:b:"))
+                    )
+                lobby = driver.lobby()
+                assert lobby is not None
+                await driver.press(
+                    101, lobby, next(d for d in lobby.callback_datas if d.startswith("1:g:"))
+                )
+                try:
+                    await play_out(driver, [u for u, _, _ in people], players)
+                except (TimeoutError, AssertionError):
+                    sys.stderr.write(fake.transcript(group_id) + "\n")
+                    raise
+                await fake.wait_idle(quiet=0.3)
+            finally:
+                await app.updater.stop()
+                await app.stop()
+                await app.shutdown()
+                if app.post_shutdown:
+                    await app.post_shutdown(app)
+            out = sys.stdout
+            out.write(f"=== The group '{'Cuckoo night'}' ===\n{fake.transcript(group_id)}\n\n")
+            for user_id, first, _ in people:
+                out.write(
+                    f"=== {first}'s private chat with the bot ===\n{fake.transcript(user_id)}\n\n"
+                )
+            calls = fake.calls()
+            out.write(f"Bot API calls (without polling): {len(calls)}\n")
+    return 0

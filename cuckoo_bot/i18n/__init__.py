@@ -1,0 +1,1 @@
+"""The bot's words in English, Spanish and French: a message registry and gettext catalogs."""

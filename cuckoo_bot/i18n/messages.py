@@ -1,0 +1,200 @@
+"""Every message the bot shows, by key, in English. The catalogs under ``locales/`` translate
+them: each entry has ``msgctxt`` = the key and ``msgid`` = the English text below.
+
+Texts are HTML (Telegram's parse mode); placeholders are ``{name}`` fields, already escaped
+by the renderer. Lives are drawn as hearts, which keeps plural forms out of the catalogs.
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    # -- help, rules, start -------------------------------------------------------------------
+    "help_group": (
+        "🃏 <b>Cuckoo</b>: one card each. Keep it or swap it with the next player; a King blocks"
+        " the swap. The lowest card at the reveal loses a life.\n\n"
+        "/newgame: open a lobby\n/join: join the lobby\n/leave: leave the lobby or the game\n"
+        "/startgame: start the game (its creator or an admin)\n/cancel: cancel it (creator or admin)\n"
+        "/leaderboard: this group's league table (<code>/leaderboard global</code> for everyone)\n"
+        "/rules: the rules\n/settings: house rules (admins)\n/language: the group's language"
+    ),
+    "help_private": (
+        "🃏 <b>Cuckoo</b>: the party card game for Telegram groups.\n\n"
+        "Add me to a group and type /newgame there. I send your cards here, privately.\n\n"
+        "/stats: your record\n/rules: the rules\n/language: your language"
+    ),
+    "welcome": (
+        "Hi {name}! Your cards will arrive here during games. To play, add me to a group and"
+        " type /newgame there."
+    ),
+    "group_only": "That command works in a group: add me to one and use it there.",
+    "private_only": "Send me that in a private chat: {link}",
+    "rules": (
+        "<b>Cuckoo: the rules</b>\n\n"
+        "• One 52-card deck. Ranks from high to low: K Q J 10 9 8 7 6 5 4 3 2 A. Suits never"
+        " matter; the Ace is the lowest card.\n"
+        "• {min_players} to {max_players} players, {lives} lives each. The first dealer is drawn"
+        " at random; the deal then passes to the left, skipping players who are out.\n"
+        "• Each round everyone gets one hidden card. Turns go clockwise from the dealer's left;"
+        " the dealer acts last. Everyone has exactly one turn.\n"
+        "• On your turn, keep your card or ask the next player to swap. They must accept unless"
+        " they hold a King: they show it and both keep their cards. A blocked swap is not"
+        " redirected. A card you were handed can be passed on in your own turn. Queens and Jacks"
+        " have no powers.\n"
+        "• The dealer keeps, or cuts a card from the deck. If it is not a King it becomes the"
+        " dealer's card; if it is a King the cut is blocked, the dealer keeps the original card"
+        " and the King is set aside.\n"
+        "• Then all cards are shown. Everyone holding the lowest rank loses a life, ties"
+        " included. At 0 lives you are out.\n"
+        "• The last player left wins. If everyone left goes out in the same reveal, {final_tie}\n"
+        "• If you leave mid-round, the cards are gathered and dealt again; nobody loses a life.\n"
+        "• You have {timeout} seconds per turn; if the time runs out you keep your card{fast}."
+        " Miss two turns in a row and you leave the game at the next deal.\n\n"
+        "House rules here: {house}"
+    ),
+    "rules_tie_shared": "they share the victory.",
+    "rules_tie_sudden": "they play sudden death: one card each, highest wins, again while tied.",
+    "rules_fast": " and lose a life at the reveal",
+    "rules_house_default": "none, the classic game.",
+    "rules_no_block": "Kings do not block",
+    "rules_double_cut": "the dealer may cut twice",
+    "rules_fast_turns": "fast turns",
+    "rules_lives": "{lives} lives",
+    "rules_max_players": "up to {max_players} players",
+    "rules_sudden_death": "sudden death on a final tie",
+    # -- lobby ----------------------------------------------------------------------------------
+    "lobby_title": "🃏 <b>Cuckoo</b>: a new game, opened by {creator}",
+    "lobby_players": "Players ({count}/{max}):",
+    "lobby_nobody": "Nobody has joined yet.",
+    "lobby_hint": (
+        "Tap <b>Join</b> to play. {min} to {max} players. {creator} or an admin starts the game;"
+        " it starts by itself in {minutes} min if there are enough players."
+    ),
+    "lobby_started": "The game has started.",
+    "lobby_cancelled": "This game was cancelled.",
+    "lobby_expired": "This lobby closed: not enough players joined in time.",
+    "lobby_bot_removed": "This game was cancelled.",
+    "btn_join": "Join",
+    "btn_leave": "Leave",
+    "btn_start": "Start",
+    "btn_add_computer": "🤖 Add computer player",
+    "btn_cancel": "Cancel",
+    "btn_open_private": "Open my private chat",
+    # -- the table ------------------------------------------------------------------------------
+    "table_title": "🃏 <b>Round {round}</b> · dealer: {dealer}",
+    "act_keep": "✋ {name} kept.",
+    "act_dealer_keep": "✋ {name} kept (no cut).",
+    "act_timeout": "⏱ {name} ran out of time and kept.",
+    "act_swap": "🔄 {name} swapped with {target}.",
+    "act_blocked": "👑 {name} asked {target} to swap: blocked by {target}'s {king}!",
+    "act_cut": "✂️ {name} cut a card from the deck.",
+    "act_cut_blocked": "👑 {name} cut the {king}: blocked, the dealer keeps the old card.",
+    "turn_prompt": "👉 {mention}, your turn: keep your card, or swap with {target}? ({seconds} s)",
+    "turn_prompt_dealer": "👉 {mention}, you deal: keep your card, or cut one from the deck? ({seconds} s)",
+    "turn_prompt_cut_again": "👉 {mention}: cut once more, or keep this card? ({seconds} s)",
+    "table_reveal_below": "All cards are shown below.",
+    "table_cancelled": "The game was cancelled.",
+    "table_gathered": "The cards were gathered.",
+    "btn_keep": "✋ Keep",
+    "btn_swap": "🔄 Swap",
+    "btn_cut": "✂️ Cut",
+    "btn_my_card": "🂠 My card",
+    # -- private cards --------------------------------------------------------------------------
+    "card_dealt": "🃏 {chat}, round {round}: your card is <b>{card}</b>.",
+    "card_swap_asked": "🔄 You swapped with {other}: your card is now <b>{card}</b>.",
+    "card_swap_forced": "🔄 {other} swapped with you: your card is now <b>{card}</b>.",
+    "card_cut": "✂️ You cut the deck: your card is now <b>{card}</b>.",
+    # -- the reveal -----------------------------------------------------------------------------
+    "reveal_title": "🂡 <b>Round {round}: the reveal</b>",
+    "reveal_line": "{name}: {card}",
+    "reveal_lost": "💔 {name} loses a life.",
+    "reveal_lost_timeout": "💔 {name} loses a life for running out of time.",
+    "reveal_out": "💀 {name} is out of the game.",
+    "reveal_lives": "Lives: {lives}",
+    # -- the end ----------------------------------------------------------------------------------
+    "game_won": "🏆 {name} won the game!",
+    "game_won_shared": "🏆 {names} won the game together: a shared victory!",
+    "game_abandoned": "The game is over: everyone left stopped playing, so nobody wins.",
+    "game_cancelled": "The game was cancelled.",
+    # -- announcements --------------------------------------------------------------------------
+    "ann_misdealt": "🔁 The cards are gathered and dealt again; nobody loses a life.",
+    "ann_removed_idle": "💤 {name} missed two turns in a row and leaves the game.",
+    "ann_resigned": "🚪 {name} left the game.",
+    "ann_sudden_death": "⚔️ Everyone left went out together! Sudden death for {names}: one card each, highest wins.",
+    "ann_sudden_draw": "⚔️ Sudden death: {cards}.",
+    "ann_sudden_again": "Tied again: {names} draw once more.",
+    # -- short answers (popups and replies) -------------------------------------------------------
+    "reply_joined": "You're in! Your cards will come in our private chat.",
+    "reply_already_joined": "You're already in.",
+    "reply_lobby_full": "The lobby is full ({max} players).",
+    "reply_lobby_closed": "This lobby is closed.",
+    "reply_left": "You left the lobby.",
+    "reply_resigned": "You left the game.",
+    "reply_not_in_game": "You're not in this game.",
+    "reply_not_your_turn": "It's not your turn: waiting for {player}.",
+    "reply_stale_turn": "That button belongs to an earlier turn.",
+    "reply_game_not_running": "This game is not running.",
+    "reply_illegal_action": "You can't do that now.",
+    "reply_game_over": "This game is over.",
+    "reply_started": "Game on!",
+    "reply_need_players": "You need at least {min} players to start (now {have}).",
+    "reply_creator_or_admin_only": "Only the game's creator or a group admin can do that.",
+    "reply_game_exists": "There is already a game in this chat: join it, or /cancel it.",
+    "reply_no_lobby": "There is no lobby open. Open one with /newgame.",
+    "reply_no_game": "There is no game to cancel.",
+    "reply_already_running": "The game is already running.",
+    "reply_cancelled": "Cancelled.",
+    "reply_computer_added": "{name} takes a seat.",
+    "reply_done_keep": "You kept your card.",
+    "reply_done_swap": "Swap asked.",
+    "reply_done_cut": "You cut the deck.",
+    "reply_your_card": "Your card: {card}\nRound {round} · lives: {lives}",
+    "reply_no_card": "You have no card in this round.",
+    "reply_unknown_button": "This button no longer works.",
+    "reply_need_private": "Tap Start in my private chat so I can send you your cards; that joins you.",
+    "reply_language_set": "Language: English.",
+    "reply_unknown_language": "I speak English, Spanish and French.",
+    "reply_invalid_setting": "That value is not allowed: {detail}",
+    "reply_setting_changed": "Saved. It applies from the next game.",
+    "reply_welcome": "Welcome!",
+    "reply_not_admin": "Only group admins can change the settings.",
+    "reply_not_participant": "Only players of this game can do that.",
+    # -- league ---------------------------------------------------------------------------------
+    "league_title": "🏆 <b>League table</b>: {where}",
+    "league_global": "all groups",
+    "league_season": "This month ({season})",
+    "league_all_time": "All time",
+    "league_empty": "No finished games yet.",
+    "league_header": "#   Player          Rating Games Wins  Win%",
+    "stats_title": "📊 <b>Your record</b>",
+    "stats_line": "{label}: {games} games, {wins} wins ({shared} shared), rating {rating}, lives lost {lives}",
+    "stats_none": "You have not finished a game yet.",
+    # -- settings and language --------------------------------------------------------------------
+    "settings_title": "⚙️ <b>House rules for this group</b> (tap to change; applies from the next game)",
+    "setting_lives": "Lives: {value}",
+    "setting_max_players": "Max players: {value}",
+    "setting_kings_block": "Kings block: {value}",
+    "setting_final_tie": "Final tie: {value}",
+    "setting_double_cut": "Dealer's double cut: {value}",
+    "setting_fast_turns": "Fast turns: {value}",
+    "setting_turn_timeout": "Turn time: {value} s",
+    "value_on": "on",
+    "value_off": "off",
+    "value_shared": "shared victory",
+    "value_sudden_death": "sudden death",
+    "language_prompt": "Choose the language:",
+    # -- the command menu (setMyCommands; plain text, at most 256 characters) ------------------
+    "cmd_newgame": "Open a new game lobby",
+    "cmd_join": "Join the lobby",
+    "cmd_leave": "Leave the lobby or the game",
+    "cmd_startgame": "Start the game",
+    "cmd_cancel": "Cancel the game",
+    "cmd_leaderboard": "League table (add 'global' for all groups)",
+    "cmd_rules": "The rules",
+    "cmd_settings": "House rules (admins)",
+    "cmd_language": "Change the language",
+    "cmd_help": "What I can do",
+    "cmd_start": "Receive your cards here",
+    "cmd_stats": "Your record",
+}
+
+LANGUAGE_NAMES = {"en": "English", "es": "Español", "fr": "Français"}

@@ -1,0 +1,61 @@
+"""Look messages up by key and language; catalogs are gettext .po files read with Babel."""
+
+from __future__ import annotations
+
+import logging
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.pofile import read_po
+
+from cuckoo_bot.i18n.messages import MESSAGES
+
+LOCALES = Path(__file__).parent / "locales"
+DOMAIN = "cuckoo"
+LANGUAGES = ("en", "es", "fr")
+log = logging.getLogger(__name__)
+
+
+def catalog_path(language: str) -> Path:
+    return LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def load_catalog(language: str) -> dict[str, str]:
+    """key -> translated text, from the language's .po file (msgctxt is the key)."""
+    if language == "en":
+        return dict(MESSAGES)
+    path = catalog_path(language)
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=language)
+    table: dict[str, str] = {}
+    for message in catalog:
+        # A fuzzy or stale entry (the English changed since it was translated) is not used.
+        fresh = message.context and MESSAGES.get(message.context) == message.id
+        if fresh and message.string and not message.fuzzy:
+            table[str(message.context)] = str(message.string)
+    return table
+
+
+def placeholders(text: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
+
+
+class Translator:
+    """``t(lang, key, **params)``; a missing translation falls back to English."""
+
+    def __init__(self, default: str = "en") -> None:
+        self.default = default
+        for language in LANGUAGES:
+            load_catalog(language)  # read every catalog at start-up, not on a hot path
+
+    def t(self, language: str | None, key: str, **params: Any) -> str:
+        lang = language if language in LANGUAGES else self.default
+        text = load_catalog(lang).get(key)
+        if text is None:
+            text = MESSAGES[key]
+            if lang != "en":
+                log.warning("no %s translation for %s", lang, key)
+        return text.format_map(params) if params or "{" in text else text

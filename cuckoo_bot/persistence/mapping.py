@@ -1,0 +1,230 @@
+"""Explicit mapping between table rows and the app's dataclasses (and the domain's JSON codec)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from cuckoo_bot.app.model import (
+    Chat,
+    Game,
+    GameStatus,
+    LogEntry,
+    Notice,
+    NoticeKind,
+    Player,
+    Standing,
+)
+from cuckoo_bot.domain import codec
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.persistence.models import (
+    ChatRow,
+    GameLogRow,
+    GameRow,
+    OutboxRow,
+    PlayerRow,
+    StandingRow,
+)
+
+TURN_TIMEOUT = "turn_timeout"
+
+
+def settings_of(rules: HouseRules, turn_timeout: float | None) -> dict[str, Any]:
+    return {**rules.to_dict(), TURN_TIMEOUT: turn_timeout}
+
+
+def _turn_timeout(settings: dict[str, Any]) -> float | None:
+    value = settings.get(TURN_TIMEOUT)
+    return None if value is None else float(value)
+
+
+# -- chats -----------------------------------------------------------------------------------
+
+
+def chat_values(chat: Chat) -> dict[str, Any]:
+    """Column values of ``chat`` (without the timestamps)."""
+    return {
+        "id": chat.id,
+        "title": chat.title,
+        "language": chat.language,
+        "settings": settings_of(chat.rules, chat.turn_timeout),
+        "migrated_from": chat.migrated_from,
+        "active": chat.active,
+    }
+
+
+def chat_from_row(row: ChatRow) -> Chat:
+    return Chat(
+        id=row.id,
+        title=row.title,
+        language=row.language,
+        rules=HouseRules.from_dict(row.settings),
+        turn_timeout=_turn_timeout(row.settings),
+        migrated_from=row.migrated_from,
+        active=row.active,
+    )
+
+
+# -- players ---------------------------------------------------------------------------------
+
+
+def player_values(player: Player) -> dict[str, Any]:
+    return {
+        "id": player.id,
+        "first_name": player.first_name,
+        "last_name": player.last_name,
+        "username": player.username,
+        "language": player.language or None,
+        "can_dm": player.can_dm,
+        "is_computer": player.is_computer,
+    }
+
+
+def player_from_row(row: PlayerRow) -> Player:
+    return Player(
+        id=row.id,
+        first_name=row.first_name,
+        last_name=row.last_name,
+        username=row.username,
+        language=row.language,
+        can_dm=row.can_dm,
+        is_computer=row.is_computer,
+    )
+
+
+# -- games -----------------------------------------------------------------------------------
+
+
+def game_values(game: Game) -> dict[str, Any]:
+    """Column values of ``game`` except ``id`` and ``version`` (the store manages those)."""
+    state = game.state
+    return {
+        "chat_id": game.chat_id,
+        "thread_id": game.thread_id,
+        "status": game.status.value,
+        "creator_id": game.creator_id,
+        "settings": settings_of(game.rules, game.turn_timeout),
+        "seats": list(game.seats),
+        "state": codec.dump_state(state) if state is not None else None,
+        "dealer": state.dealer if state is not None else None,
+        "winners": list(state.winners) if state is not None else [],
+        "shared_victory": state.shared_victory if state is not None else False,
+        "deadline": game.deadline,
+        "lobby_message_id": game.lobby_message_id,
+        "table_message_id": game.table_message_id,
+        "table_round": game.table_round,
+        "language": game.language,
+        "cancel_reason": game.cancel_reason,
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+    }
+
+
+def game_from_row(row: GameRow) -> Game:
+    turn_timeout = _turn_timeout(row.settings)
+    return Game(
+        id=row.id,
+        chat_id=row.chat_id,
+        creator_id=row.creator_id,
+        rules=HouseRules.from_dict(row.settings),
+        turn_timeout=turn_timeout if turn_timeout is not None else 0.0,
+        created_at=row.created_at,
+        thread_id=row.thread_id,
+        status=GameStatus(row.status),
+        seats=list(row.seats),
+        state=codec.load_state(row.state) if row.state is not None else None,
+        deadline=row.deadline,
+        lobby_message_id=row.lobby_message_id,
+        table_message_id=row.table_message_id,
+        table_round=row.table_round,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        cancel_reason=row.cancel_reason,
+        language=row.language,
+        version=row.version,
+    )
+
+
+# -- the log ---------------------------------------------------------------------------------
+
+
+def log_values(game_id: int, seq: int, round_no: int | None, entry: LogEntry) -> dict[str, Any]:
+    return {
+        "game_id": game_id,
+        "seq": seq,
+        "round": round_no,
+        "actor": entry.actor,
+        "action": codec.dump_action(entry.action) if entry.action is not None else None,
+        "events": [[codec.event_name(e), codec.dump_event(e)] for e in entry.events],
+        "at": entry.at,
+    }
+
+
+def log_entry_from_row(row: GameLogRow) -> LogEntry:
+    return LogEntry(
+        action=codec.load_action(row.action) if row.action is not None else None,
+        events=tuple(codec.load_event(name, data) for name, data in row.events),
+        at=row.at,
+        actor=row.actor,
+    )
+
+
+# -- the outbox ------------------------------------------------------------------------------
+
+
+def notice_values(notice: Notice, created_at: datetime) -> dict[str, Any]:
+    return {
+        "kind": notice.kind.value,
+        "chat_id": notice.chat_id,
+        "game_id": notice.game_id,
+        "thread_id": notice.thread_id,
+        "payload": notice.payload,
+        "created_at": created_at,
+        "attempts": 0,
+    }
+
+
+def notice_from_row(row: OutboxRow) -> Notice:
+    return Notice(
+        kind=NoticeKind(row.kind),
+        chat_id=row.chat_id,
+        game_id=row.game_id,
+        payload=dict(row.payload),
+        id=row.id,
+        thread_id=row.thread_id,
+        created_at=row.created_at,
+    )
+
+
+# -- standings -------------------------------------------------------------------------------
+
+
+def standing_values(standing: Standing) -> dict[str, Any]:
+    return {
+        "scope": standing.scope,
+        "season": standing.season,
+        "player_id": standing.player_id,
+        "games": standing.games,
+        "wins": standing.wins,
+        "shared_wins": standing.shared_wins,
+        "lives_lost": standing.lives_lost,
+        "rounds_survived": standing.rounds_survived,
+        "rating_mu": standing.rating_mu,
+        "rating_sigma": standing.rating_sigma,
+    }
+
+
+def standing_from_row(row: StandingRow) -> Standing:
+    return Standing(
+        player_id=row.player_id,
+        scope=row.scope,
+        season=row.season,
+        games=row.games,
+        wins=row.wins,
+        shared_wins=row.shared_wins,
+        lives_lost=row.lives_lost,
+        rounds_survived=row.rounds_survived,
+        rating_mu=row.rating_mu,
+        rating_sigma=row.rating_sigma,
+    )

@@ -1,0 +1,225 @@
+"""The database schema as SQLAlchemy 2 typed models. Mapping to the app's dataclasses is explicit
+(``mapping.py``); these rows never leave the persistence package."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from cuckoo_bot.persistence.types import UtcDateTime, json_type
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+GAME_STATUSES = ("lobby", "running", "finished", "cancelled")
+OPEN_STATUSES = ("lobby", "running")
+# ``abandoned``: the game ended (cancelled) while the round was being played.
+ROUND_STATUSES = ("playing", "revealed", "misdealt", "abandoned")
+
+# SQLite only auto-increments an ``INTEGER PRIMARY KEY``; PostgreSQL gets a 64-bit identity.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+OPEN_GAME = text(_in("status", OPEN_STATUSES))
+UNSENT = text("sent_at IS NULL")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class ChatRow(Base):
+    __tablename__ = "chats"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    title: Mapped[str] = mapped_column(String(255))
+    language: Mapped[str | None] = mapped_column(String(35))
+    # HouseRules.to_dict() plus "turn_timeout" (null: the operator's default).
+    settings: Mapped[dict[str, Any]] = mapped_column(json_type())
+    migrated_from: Mapped[int | None] = mapped_column(BigInteger)
+    active: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class PlayerRow(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    first_name: Mapped[str] = mapped_column(String(255))
+    last_name: Mapped[str | None] = mapped_column(String(255))
+    username: Mapped[str | None] = mapped_column(String(64))
+    language: Mapped[str | None] = mapped_column(String(35))
+    can_dm: Mapped[bool | None] = mapped_column(Boolean)
+    is_computer: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+    __table_args__ = (
+        CheckConstraint(_in("status", GAME_STATUSES), name="status"),
+        # A chat has at most one lobby or running game.
+        Index(
+            "uq_games_open_chat_id",
+            "chat_id",
+            unique=True,
+            postgresql_where=OPEN_GAME,
+            sqlite_where=OPEN_GAME,
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("chats.id"), index=True)
+    thread_id: Mapped[int | None] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    creator_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("players.id"))
+    # HouseRules.to_dict() plus "turn_timeout", as the chat had them when the lobby opened.
+    settings: Mapped[dict[str, Any]] = mapped_column(json_type())
+    seats: Mapped[list[int]] = mapped_column(json_type())
+    state: Mapped[dict[str, Any] | None] = mapped_column(json_type())
+    # Copied out of ``state`` for queries and reports.
+    dealer: Mapped[int | None] = mapped_column(BigInteger)
+    winners: Mapped[list[int]] = mapped_column(json_type())
+    shared_victory: Mapped[bool] = mapped_column(Boolean)
+    deadline: Mapped[datetime | None] = mapped_column(UtcDateTime, index=True)
+    lobby_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    table_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    table_round: Mapped[int | None] = mapped_column(Integer)
+    language: Mapped[str] = mapped_column(String(35))
+    cancel_reason: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    version: Mapped[int] = mapped_column(Integer)
+
+
+class GamePlayerRow(Base):
+    """Who sits where, with lives from the state (null while in the lobby)."""
+
+    __tablename__ = "game_players"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("players.id"), primary_key=True, index=True
+    )
+    seat: Mapped[int] = mapped_column(Integer)
+    lives: Mapped[int | None] = mapped_column(Integer)
+    eliminated_in_round: Mapped[int | None] = mapped_column(Integer)
+    is_computer: Mapped[bool] = mapped_column(Boolean)
+
+
+class RoundRow(Base):
+    """One deal, derived from the log: the deck it was dealt from and how it ended."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (CheckConstraint(_in("status", ROUND_STATUSES), name="status"),)
+
+    game_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    dealer_id: Mapped[int] = mapped_column(BigInteger)
+    deck: Mapped[list[str]] = mapped_column(json_type())  # 52 card codes, top first
+    turn: Mapped[int | None] = mapped_column(Integer)
+    deadline: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    status: Mapped[str] = mapped_column(String(16))
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(json_type())
+    dealt_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class GameLogRow(Base):
+    """Append-only: one row per ``LogEntry``."""
+
+    __tablename__ = "game_log"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(Integer, ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    round: Mapped[int | None] = mapped_column(Integer)
+    actor: Mapped[int | None] = mapped_column(BigInteger)
+    action: Mapped[dict[str, Any] | None] = mapped_column(json_type())
+    events: Mapped[list[list[Any]]] = mapped_column(json_type())  # [[event name, data], ...]
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ProcessedUpdateRow(Base):
+    __tablename__ = "processed_updates"
+
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    processed_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
+
+
+class OutboxRow(Base):
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index(
+            "ix_outbox_pending",
+            "game_id",
+            "id",
+            postgresql_where=UNSENT,
+            sqlite_where=UNSENT,
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    chat_id: Mapped[int] = mapped_column(BigInteger)  # a group, or a user for private messages
+    game_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("games.id", ondelete="CASCADE"))
+    thread_id: Mapped[int | None] = mapped_column(BigInteger)
+    payload: Mapped[dict[str, Any]] = mapped_column(json_type())
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    error: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer)
+
+
+class StandingRow(Base):
+    __tablename__ = "standings"
+
+    scope: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    season: Mapped[str] = mapped_column(String(7), primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("players.id"), primary_key=True, index=True
+    )
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    shared_wins: Mapped[int] = mapped_column(Integer)
+    lives_lost: Mapped[int] = mapped_column(Integer)
+    rounds_survived: Mapped[int] = mapped_column(Integer)
+    rating_mu: Mapped[float] = mapped_column(Double)
+    rating_sigma: Mapped[float] = mapped_column(Double)
+
+
+metadata = Base.metadata

@@ -1,0 +1,537 @@
+"""The SQL implementations of the app's repositories. One ``AsyncSession`` is one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar, cast
+
+from sqlalchemy import Executable, Select, delete, exists, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from cuckoo_bot.app.model import Chat, Game, LogEntry, Notice, Player, Standing
+from cuckoo_bot.app.ports import ConcurrentUpdate
+from cuckoo_bot.domain.actions import Deal, PlayerId
+from cuckoo_bot.domain.events import (
+    LifeLost,
+    Misdealt,
+    PlayerEliminated,
+    Revealed,
+    RoundDealt,
+)
+from cuckoo_bot.domain.state import Phase
+from cuckoo_bot.persistence.mapping import (
+    chat_from_row,
+    chat_values,
+    game_from_row,
+    game_values,
+    log_entry_from_row,
+    log_values,
+    notice_from_row,
+    notice_values,
+    player_from_row,
+    player_values,
+    standing_from_row,
+    standing_values,
+)
+from cuckoo_bot.persistence.models import (
+    OPEN_STATUSES,
+    ChatRow,
+    GameLogRow,
+    GamePlayerRow,
+    GameRow,
+    OutboxRow,
+    PlayerRow,
+    ProcessedUpdateRow,
+    RoundRow,
+    StandingRow,
+)
+
+Row = TypeVar("Row")
+Now = Callable[[], datetime]
+
+# Processed update ids are kept this long; a redelivery comes within seconds or minutes.
+UPDATE_RETENTION = timedelta(days=1)
+PRUNE_EVERY = 256  # prune when an update id is a multiple of this: about once per 256 updates
+
+
+@dataclass(frozen=True)
+class Store:
+    """What every repository of one unit of work shares."""
+
+    session: AsyncSession
+    dialect: str
+    now: Now
+
+    def insert(self, table: Any) -> Any:
+        """The dialect's INSERT, which knows ON CONFLICT."""
+        if self.dialect == "postgresql":
+            return postgresql.insert(table)
+        return sqlite.insert(table)
+
+    async def rows(self, query: Select[Row]) -> list[Row]:
+        # populate_existing: a row read again in the same session reflects UPDATE statements.
+        result = await self.session.scalars(query.execution_options(populate_existing=True))
+        return list(result.all())
+
+    async def row(self, query: Select[Row]) -> Row | None:
+        found = await self.rows(query)
+        return found[0] if found else None
+
+    async def rowcount(self, statement: Executable) -> int:
+        result = await self.session.execute(statement)
+        return cast(CursorResult[Any], result).rowcount
+
+
+class SqlChats:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def get(self, chat_id: int, *, lock: bool = False) -> Chat | None:
+        query = select(ChatRow).where(ChatRow.id == chat_id)
+        row = await self._s.row(query.with_for_update() if lock else query)
+        return chat_from_row(row) if row is not None else None
+
+    async def add(self, chat: Chat) -> None:
+        now = self._s.now()
+        await self._s.session.execute(
+            insert(ChatRow).values(**chat_values(chat), created_at=now, updated_at=now)
+        )
+
+    async def save(self, chat: Chat) -> None:
+        await self._s.session.execute(
+            update(ChatRow)
+            .where(ChatRow.id == chat.id)
+            .values(**chat_values(chat), updated_at=self._s.now())
+            .execution_options(synchronize_session=False)
+        )
+
+    async def migrate(self, old_id: int, new_id: int) -> None:
+        """Move the chat row, its games and its league rows to ``new_id``.
+
+        A row already stored under ``new_id`` (the supergroup spoke first) takes the old chat's
+        settings, as do league rows of the same player and season.
+        """
+        s = self._s.session
+        old = await self._s.row(select(ChatRow).where(ChatRow.id == old_id).with_for_update())
+        if old is None:
+            return
+        chat = chat_from_row(old)
+        chat.id, chat.migrated_from = new_id, old_id
+        now = self._s.now()
+        replaced = await self._s.rowcount(
+            update(ChatRow)
+            .where(ChatRow.id == new_id)
+            .values(**chat_values(chat), updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        if not replaced:
+            await s.execute(
+                insert(ChatRow).values(
+                    **chat_values(chat), created_at=old.created_at, updated_at=now
+                )
+            )
+        await s.execute(
+            update(GameRow)
+            .where(GameRow.chat_id == old_id)
+            .values(chat_id=new_id)
+            .execution_options(synchronize_session=False)
+        )
+        older = aliased(StandingRow)
+        await s.execute(
+            delete(StandingRow)
+            .where(
+                StandingRow.scope == new_id,
+                exists().where(
+                    older.scope == old_id,
+                    older.season == StandingRow.season,
+                    older.player_id == StandingRow.player_id,
+                ),
+            )
+            .execution_options(synchronize_session=False)
+        )
+        await s.execute(
+            update(StandingRow)
+            .where(StandingRow.scope == old_id)
+            .values(scope=new_id)
+            .execution_options(synchronize_session=False)
+        )
+        await s.execute(
+            delete(ChatRow).where(ChatRow.id == old_id).execution_options(synchronize_session=False)
+        )
+
+
+class SqlPlayers:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def get(self, player_id: PlayerId) -> Player | None:
+        row = await self._s.row(select(PlayerRow).where(PlayerRow.id == player_id))
+        return player_from_row(row) if row is not None else None
+
+    async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]:
+        if not player_ids:
+            return {}
+        rows = await self._s.rows(select(PlayerRow).where(PlayerRow.id.in_(set(player_ids))))
+        return {row.id: player_from_row(row) for row in rows}
+
+    async def upsert(self, player: Player) -> Player:
+        now = self._s.now()
+        statement = self._s.insert(PlayerRow).values(
+            **player_values(player), created_at=now, updated_at=now
+        )
+        new = statement.excluded
+        statement = statement.on_conflict_do_update(
+            index_elements=[PlayerRow.id],
+            set_={
+                "first_name": new.first_name,
+                "last_name": new.last_name,
+                "username": new.username,
+                # Telegram's language only counts on first sight; ``set_language`` changes it.
+                "language": func.coalesce(PlayerRow.language, new.language),
+                # Unknown (None) keeps what the store knew.
+                "can_dm": func.coalesce(new.can_dm, PlayerRow.can_dm),
+                "is_computer": new.is_computer,
+                "updated_at": new.updated_at,
+            },
+        ).returning(PlayerRow)
+        result = await self._s.session.execute(
+            statement, execution_options={"populate_existing": True}
+        )
+        return player_from_row(result.scalar_one())
+
+    async def set_language(self, player_id: PlayerId, language: str) -> None:
+        await self._s.session.execute(
+            update(PlayerRow)
+            .where(PlayerRow.id == player_id)
+            .values(language=language, updated_at=self._s.now())
+            .execution_options(synchronize_session=False)
+        )
+
+
+class SqlGames:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
+        query = select(GameRow).where(GameRow.id == game_id)
+        row = await self._s.row(query.with_for_update() if lock else query)
+        return game_from_row(row) if row is not None else None
+
+    async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
+        query = select(GameRow).where(GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES))
+        row = await self._s.row(query.with_for_update() if lock else query)
+        return game_from_row(row) if row is not None else None
+
+    async def add(self, game: Game) -> Game:
+        result = await self._s.session.execute(
+            insert(GameRow).values(**game_values(game), version=game.version).returning(GameRow.id)
+        )
+        game.id = result.scalar_one()
+        await self._written(game)
+        return game
+
+    async def save(self, game: Game) -> None:
+        matched = await self._s.rowcount(
+            update(GameRow)
+            .where(GameRow.id == game.id, GameRow.version == game.version)
+            .values(**game_values(game), version=game.version + 1)
+            .execution_options(synchronize_session=False)
+        )
+        if matched != 1:
+            raise ConcurrentUpdate(game.id)
+        game.version += 1
+        await self._written(game)
+
+    async def _written(self, game: Game) -> None:
+        """Bring the rows derived from ``game`` in line: seats, log, rounds."""
+        await self._sync_seats(game)
+        entries, game.new_log = game.new_log, []
+        await _LogWriter(self._s, game.id).append(entries)
+        await self._sync_rounds(game)
+
+    async def _sync_seats(self, game: Game) -> None:
+        if game.state is not None:
+            wanted: list[tuple[int, int, int | None, int | None]] = [
+                (s.player, i, s.lives, s.eliminated_in_round)
+                for i, s in enumerate(game.state.seats)
+            ]
+        else:
+            wanted = [(p, i, None, None) for i, p in enumerate(game.seats)]
+        current = await self._s.rows(
+            select(GamePlayerRow)
+            .where(GamePlayerRow.game_id == game.id)
+            .order_by(GamePlayerRow.seat)
+        )
+        if [(r.player_id, r.seat, r.lives, r.eliminated_in_round) for r in current] == wanted:
+            return
+        s = self._s.session
+        await s.execute(
+            delete(GamePlayerRow)
+            .where(GamePlayerRow.game_id == game.id)
+            .execution_options(synchronize_session=False)
+        )
+        if wanted:
+            await s.execute(
+                insert(GamePlayerRow),
+                [
+                    {
+                        "game_id": game.id,
+                        "player_id": player,
+                        "seat": seat,
+                        "lives": lives,
+                        "eliminated_in_round": out,
+                        "is_computer": player < 0,
+                    }
+                    for player, seat, lives, out in wanted
+                ],
+            )
+
+    async def _sync_rounds(self, game: Game) -> None:
+        state = game.state
+        if state is None:
+            return
+        playing = (RoundRow.game_id == game.id, RoundRow.status == "playing")
+        if state.phase is Phase.TURNS and state.round is not None and game.status.open:
+            await self._s.session.execute(
+                update(RoundRow)
+                .where(*playing, RoundRow.number == state.round.number)
+                .values(turn=state.turn, deadline=game.deadline)
+                .execution_options(synchronize_session=False)
+            )
+            return
+        # Still "playing" but no longer on the table: the game ended while it was being played
+        # (the last opponent resigned and the deal was gathered, or the game was cancelled).
+        await self._s.session.execute(
+            update(RoundRow)
+            .where(*playing)
+            .values(
+                status="misdealt" if state.finished else "abandoned",
+                deadline=None,
+                ended_at=game.finished_at or self._s.now(),
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
+        result = await self._s.session.execute(
+            select(GameRow.id, GameRow.deadline)
+            .where(
+                GameRow.status.in_(OPEN_STATUSES),
+                GameRow.deadline.is_not(None),
+                GameRow.deadline <= now,
+            )
+            .order_by(GameRow.deadline, GameRow.id)
+            .limit(limit)
+        )
+        return [(game_id, deadline) for game_id, deadline in result if deadline]
+
+    async def with_deadlines(self) -> list[tuple[int, datetime]]:
+        result = await self._s.session.execute(
+            select(GameRow.id, GameRow.deadline)
+            .where(GameRow.status.in_(OPEN_STATUSES), GameRow.deadline.is_not(None))
+            .order_by(GameRow.deadline, GameRow.id)
+        )
+        return [(game_id, deadline) for game_id, deadline in result if deadline]
+
+    async def log(self, game_id: int) -> list[LogEntry]:
+        rows = await self._s.rows(
+            select(GameLogRow).where(GameLogRow.game_id == game_id).order_by(GameLogRow.seq)
+        )
+        return [log_entry_from_row(row) for row in rows]
+
+    async def games_of(self, player_id: PlayerId, limit: int = 20) -> list[Game]:
+        """The player's games (lobbies included), newest first."""
+        rows = await self._s.rows(
+            select(GameRow)
+            .join(GamePlayerRow, GamePlayerRow.game_id == GameRow.id)
+            .where(GamePlayerRow.player_id == player_id)
+            .order_by(GameRow.created_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        return [game_from_row(row) for row in rows]
+
+
+class _LogWriter:
+    """Appends log entries and derives the ``rounds`` rows from their events."""
+
+    def __init__(self, store: Store, game_id: int) -> None:
+        self._s = store
+        self._game_id = game_id
+
+    async def append(self, entries: Sequence[LogEntry]) -> None:
+        if not entries:
+            return
+        s = self._s.session
+        last_seq, round_no = (
+            await s.execute(
+                select(
+                    select(func.max(GameLogRow.seq))
+                    .where(GameLogRow.game_id == self._game_id)
+                    .scalar_subquery(),
+                    select(func.max(RoundRow.number))
+                    .where(RoundRow.game_id == self._game_id)
+                    .scalar_subquery(),
+                )
+            )
+        ).one()
+        seq = last_seq or 0
+        rows = []
+        for entry in entries:
+            seq += 1
+            round_no = await self._derive_rounds(entry, round_no)
+            rows.append(log_values(self._game_id, seq, round_no, entry))
+        await s.execute(insert(GameLogRow), rows)
+
+    async def _derive_rounds(self, entry: LogEntry, round_no: int | None) -> int | None:
+        """Write the rounds an entry deals or ends; the round number the entry belongs to."""
+        s = self._s.session
+        outcome: dict[str, Any] | None = None
+        revealed: int | None = None
+        for event in entry.events:
+            if isinstance(event, RoundDealt):
+                round_no = event.round
+                deck = entry.action.deck if isinstance(entry.action, Deal) else ()
+                await s.execute(
+                    insert(RoundRow).values(
+                        game_id=self._game_id,
+                        number=event.round,
+                        dealer_id=event.dealer,
+                        deck=[card.code for card in deck],
+                        status="playing",
+                        dealt_at=entry.at,
+                    )
+                )
+            elif isinstance(event, Revealed):
+                revealed = event.round
+                outcome = {
+                    "order": list(event.order),
+                    "cards": [card.code for card in event.cards],
+                    "lowest": list(event.lowest),
+                    "life_losses": [],
+                    "eliminated": [],
+                }
+            elif isinstance(event, LifeLost) and outcome is not None:
+                outcome["life_losses"].append(
+                    {
+                        "player": event.player,
+                        "lives_left": event.lives_left,
+                        "cause": event.cause.value,
+                    }
+                )
+            elif isinstance(event, PlayerEliminated) and outcome is not None:
+                outcome["eliminated"].append(event.player)
+            elif isinstance(event, Misdealt):
+                await self._close(event.round, "misdealt", None, entry.at)
+        if revealed is not None:
+            await self._close(revealed, "revealed", outcome, entry.at)
+        return round_no
+
+    async def _close(
+        self, number: int, status: str, outcome: dict[str, Any] | None, at: datetime
+    ) -> None:
+        await self._s.session.execute(
+            update(RoundRow)
+            .where(RoundRow.game_id == self._game_id, RoundRow.number == number)
+            .values(status=status, outcome=outcome, deadline=None, ended_at=at)
+            .execution_options(synchronize_session=False)
+        )
+
+
+class SqlOutbox:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def add(self, notice: Notice) -> None:
+        created_at = notice.created_at or self._s.now()
+        result = await self._s.session.execute(
+            insert(OutboxRow).values(**notice_values(notice, created_at)).returning(OutboxRow.id)
+        )
+        notice.id = result.scalar_one()
+        notice.created_at = created_at
+
+    async def pending(self, game_id: int | None = None, limit: int = 100) -> list[Notice]:
+        query = select(OutboxRow).where(OutboxRow.sent_at.is_(None))
+        if game_id is not None:
+            query = query.where(OutboxRow.game_id == game_id)
+        rows = await self._s.rows(query.order_by(OutboxRow.id).limit(limit))
+        return [notice_from_row(row) for row in rows]
+
+    async def done(self, notice_id: int, *, error: str | None = None) -> None:
+        await self._s.session.execute(
+            update(OutboxRow)
+            .where(OutboxRow.id == notice_id)
+            .values(sent_at=self._s.now(), error=error, attempts=OutboxRow.attempts + 1)
+            .execution_options(synchronize_session=False)
+        )
+
+
+class SqlStandings:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def get_many(
+        self, scope: int, season: str, player_ids: Sequence[PlayerId]
+    ) -> dict[PlayerId, Standing]:
+        if not player_ids:
+            return {}
+        rows = await self._s.rows(
+            select(StandingRow).where(
+                StandingRow.scope == scope,
+                StandingRow.season == season,
+                StandingRow.player_id.in_(set(player_ids)),
+            )
+        )
+        return {row.player_id: standing_from_row(row) for row in rows}
+
+    async def save(self, standing: Standing) -> None:
+        values = standing_values(standing)
+        statement = self._s.insert(StandingRow).values(**values)
+        await self._s.session.execute(
+            statement.on_conflict_do_update(
+                index_elements=[StandingRow.scope, StandingRow.season, StandingRow.player_id],
+                set_={k: v for k, v in values.items() if k not in ("scope", "season", "player_id")},
+            )
+        )
+
+    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+        rating = StandingRow.rating_mu - 3 * StandingRow.rating_sigma
+        rows = await self._s.rows(
+            select(StandingRow)
+            .where(StandingRow.scope == scope, StandingRow.season == season)
+            .order_by(rating.desc(), StandingRow.wins.desc(), StandingRow.player_id)
+            .limit(limit)
+        )
+        return [standing_from_row(row) for row in rows]
+
+    async def of_player(self, player_id: PlayerId, season: str) -> list[Standing]:
+        rows = await self._s.rows(
+            select(StandingRow)
+            .where(StandingRow.player_id == player_id, StandingRow.season == season)
+            .order_by(StandingRow.scope)
+        )
+        return [standing_from_row(row) for row in rows]
+
+
+class SqlUpdateLog:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def first_time(self, update_id: int) -> bool:
+        now = self._s.now()
+        inserted = await self._s.rowcount(
+            self._s.insert(ProcessedUpdateRow)
+            .values(update_id=update_id, processed_at=now)
+            .on_conflict_do_nothing(index_elements=[ProcessedUpdateRow.update_id])
+        )
+        if inserted and update_id % PRUNE_EVERY == 0:
+            await self._s.session.execute(
+                delete(ProcessedUpdateRow)
+                .where(ProcessedUpdateRow.processed_at < now - UPDATE_RETENTION)
+                .execution_options(synchronize_session=False)
+            )
+        return inserted == 1

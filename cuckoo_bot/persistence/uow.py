@@ -1,0 +1,92 @@
+"""The unit of work: one session, one transaction; only ``commit`` keeps what was written."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from cuckoo_bot.app.clock import Clock, SystemClock
+from cuckoo_bot.app.ports import (
+    ChatRepository,
+    GameRepository,
+    OutboxRepository,
+    PlayerRepository,
+    StandingRepository,
+    UnitOfWork,
+    UpdateLog,
+)
+from cuckoo_bot.persistence.repositories import (
+    SqlChats,
+    SqlGames,
+    SqlOutbox,
+    SqlPlayers,
+    SqlStandings,
+    SqlUpdateLog,
+    Store,
+)
+
+
+class SqlUnitOfWork:
+    """``ports.UnitOfWork`` over SQLAlchemy.
+
+    Locks: ``lock=True`` reads use ``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite every
+    transaction starts with ``BEGIN IMMEDIATE`` (see ``engine.py``), so writers take turns.
+    """
+
+    chats: ChatRepository
+    players: PlayerRepository
+    games: GameRepository
+    outbox: OutboxRepository
+    standings: StandingRepository
+    updates: UpdateLog
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self._session: AsyncSession | None = None
+
+    async def __aenter__(self) -> Self:
+        if self._session is not None:
+            raise RuntimeError("a unit of work is entered once")
+        session = self._sessions()
+        self._session = session
+        bind = session.bind
+        assert bind is not None
+        store = Store(session=session, dialect=bind.dialect.name, now=self._clock.now)
+        self.chats = SqlChats(store)
+        self.players = SqlPlayers(store)
+        self.games = SqlGames(store)
+        self.outbox = SqlOutbox(store)
+        self.standings = SqlStandings(store)
+        self.updates = SqlUpdateLog(store)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            # Whatever was not committed is dropped: rollback, then hand the connection back.
+            await session.close()
+
+    async def commit(self) -> None:
+        if self._session is None:
+            raise RuntimeError("commit outside the unit of work")
+        await self._session.commit()
+
+
+def sql_uow_factory(engine: AsyncEngine, clock: Clock | None = None) -> Callable[[], UnitOfWork]:
+    """A ``ports.UnitOfWorkFactory``: each call gives a fresh unit of work on ``engine``."""
+    sessions = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+    moment = clock or SystemClock()
+
+    def make() -> UnitOfWork:
+        return SqlUnitOfWork(sessions, moment)
+
+    return make

@@ -1,0 +1,1 @@
+"""The Telegram layer: the only place that imports python-telegram-bot."""

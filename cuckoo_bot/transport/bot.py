@@ -1,0 +1,132 @@
+"""Building the PTB Application: rate limiter, request counting, handlers, timers, start-up."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    LinkPreviewOptions,
+)
+from telegram.constants import ParseMode
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
+
+from cuckoo_bot.app import play
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.i18n.translator import LANGUAGES, Translator
+from cuckoo_bot.transport import handlers
+from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.metrics import CountingRequest, Metrics
+from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.timers import Timers
+
+log = logging.getLogger(__name__)
+
+GROUP_COMMANDS = (
+    "newgame",
+    "join",
+    "leave",
+    "startgame",
+    "cancel",
+    "leaderboard",
+    "rules",
+    "settings",
+    "language",
+    "help",
+)
+PRIVATE_COMMANDS = ("start", "stats", "rules", "language", "help")
+
+
+def build_application(
+    token: str,
+    api_base_url: str,
+    deps: Deps,
+    translator: Translator,
+    metrics: Metrics | None = None,
+    group_rate: int = 20,
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    metrics = metrics or Metrics()
+    application = (
+        ApplicationBuilder()
+        .token(token)
+        .base_url(api_base_url)
+        .request(CountingRequest(metrics, connection_pool_size=16))
+        .get_updates_request(CountingRequest(metrics, read_timeout=40))
+        .rate_limiter(
+            AIORateLimiter(group_max_rate=group_rate, group_time_period=60, max_retries=3)
+        )
+        .defaults(
+            Defaults(
+                parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+            )
+        )
+        .post_init(_post_init)
+        .build()
+    )
+    renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
+    courier = Courier(deps, application.bot, renderer)
+
+    async def expire(game_id: int) -> None:
+        outcome = await play.expire(deps, game_id)
+        if outcome.deadline is not None:
+            services.timers.arm(game_id, outcome.deadline)
+        if outcome.changed:
+            await courier.flush(game_id)
+
+    async def sweep() -> None:
+        for game_id, _ in await play.due(deps):
+            await expire(game_id)
+        await courier.flush()
+
+    services = handlers.Services(
+        deps=deps,
+        renderer=renderer,
+        courier=courier,
+        timers=Timers(application.job_queue, expire, sweep),
+    )
+    application.bot_data["services"] = services
+    application.bot_data["metrics"] = metrics
+    handlers.install(application)
+    return application
+
+
+async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """At start: learn our username, register commands, re-arm every deadline, send leftovers."""
+    services: handlers.Services = application.bot_data["services"]
+    me = await application.bot.get_me()
+    services.bot_username = me.username or ""
+    await _register_commands(application, services.renderer.tr)
+    for game_id, deadline in await play.deadlines(services.deps):
+        services.timers.arm(game_id, deadline)
+    services.timers.start()
+    await services.courier.flush()
+
+
+async def _register_commands(
+    application: Application[Any, Any, Any, Any, Any, Any], tr: Translator
+) -> None:
+    descriptions = {
+        "newgame": "cmd_newgame",
+        "join": "cmd_join",
+        "leave": "cmd_leave",
+        "startgame": "cmd_startgame",
+        "cancel": "cmd_cancel",
+        "leaderboard": "cmd_leaderboard",
+        "rules": "cmd_rules",
+        "settings": "cmd_settings",
+        "language": "cmd_language",
+        "help": "cmd_help",
+        "start": "cmd_start",
+        "stats": "cmd_stats",
+    }
+    for language in LANGUAGES:
+        code = None if language == "en" else language
+        for scope, names in (
+            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+        ):
+            commands = [BotCommand(name, tr.t(language, descriptions[name])) for name in names]
+            await application.bot.set_my_commands(commands, scope=scope, language_code=code)

@@ -1,0 +1,61 @@
+"""Callback data: small, versioned, naming the game (and the round and turn for moves).
+
+``1:k:<game>:<round>:<turn>`` and the like; never a card. Telegram allows 64 bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VERSION = "1"
+MAX_BYTES = 64
+
+# One letter per button kind.
+KEEP, SWAP, CUT = "k", "s", "c"
+MOVES = {KEEP: "keep", SWAP: "swap", CUT: "cut"}
+JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD = "j", "l", "g", "b", "x", "m"
+SETTING, LANGUAGE = "o", "t"
+GAME_BUTTONS = {JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD}
+
+
+class BadCallback(ValueError):
+    """Data from an old version of the bot, or not from this bot at all."""
+
+
+@dataclass(frozen=True)
+class Callback:
+    kind: str
+    game: int = 0
+    round: int = 0
+    turn: int = 0
+    arg: str = ""  # setting name=value, or a language code
+
+    def encode(self) -> str:
+        if self.kind in MOVES:
+            data = f"{VERSION}:{self.kind}:{self.game}:{self.round}:{self.turn}"
+        elif self.kind in GAME_BUTTONS:
+            data = f"{VERSION}:{self.kind}:{self.game}"
+        else:
+            data = f"{VERSION}:{self.kind}:{self.arg}"
+        if len(data.encode()) > MAX_BYTES:
+            raise ValueError(f"callback data too long: {data!r}")
+        return data
+
+
+def decode(data: str | None) -> Callback:
+    if not data:
+        raise BadCallback("empty")
+    parts = data.split(":")
+    if parts[0] != VERSION or len(parts) < 3:
+        raise BadCallback(data)
+    kind = parts[1]
+    try:
+        if kind in MOVES and len(parts) == 5:
+            return Callback(kind, int(parts[2]), int(parts[3]), int(parts[4]))
+        if kind in GAME_BUTTONS and len(parts) == 3:
+            return Callback(kind, int(parts[2]))
+        if kind in (SETTING, LANGUAGE):
+            return Callback(kind, arg=":".join(parts[2:]))
+    except ValueError as exc:
+        raise BadCallback(data) from exc
+    raise BadCallback(data)

@@ -1,0 +1,526 @@
+"""PTB handlers: parse the update, call the use case, answer, then deliver what it queued."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Chat as TgChat
+from telegram import (
+    ChatMember,
+    ChatMemberUpdated,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.constants import ChatType
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from cuckoo_bot.app import chats, lobby, play, queries
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import Chat, Player
+from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport.delivery import Courier, player_of
+from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.timers import Timers
+
+log = logging.getLogger(__name__)
+
+GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+@dataclass
+class Services:
+    """What the handlers share; built once by the composition root."""
+
+    deps: Deps
+    renderer: Renderer
+    courier: Courier
+    timers: Timers
+    bot_username: str = ""
+
+    def deep_link(self, payload: str) -> str:
+        return f"https://t.me/{self.bot_username}?start={payload}"
+
+
+def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
+    found = context.bot_data["services"]
+    assert isinstance(found, Services)
+    return found
+
+
+def chat_of(chat: TgChat) -> Chat:
+    return Chat(id=chat.id, title=chat.title or "")
+
+
+def thread_of(update: Update) -> int | None:
+    message = update.effective_message
+    if message is not None and message.is_topic_message:
+        return message.message_thread_id
+    return None
+
+
+async def _language(s: Services, update: Update) -> str:
+    """Groups speak the group's language; private chats the user's."""
+    chat = update.effective_chat
+    user = update.effective_user
+    if chat is not None and chat.type in GROUP_TYPES:
+        stored = await chats.chat_settings(s.deps, chat_of(chat))
+        if stored.language:
+            return stored.language
+    if user is not None:
+        async with s.deps.uow() as uow:
+            player = await uow.players.get(user.id)
+        if player is not None and player.language:
+            return player.language
+        return player_of(user).language or "en"
+    return "en"
+
+
+async def _say(
+    update: Update, s: Services, lang: str, text: str, keyboard: InlineKeyboardMarkup | None = None
+) -> None:
+    message = update.effective_message
+    if message is None:
+        return
+    await message.reply_text(
+        text, reply_markup=keyboard, message_thread_id=thread_of(update), do_quote=False
+    )
+
+
+async def _after(s: Services, outcome: Outcome) -> None:
+    """After the commit: arm the game's timer and deliver what the move queued."""
+    if outcome.game_id is not None and outcome.deadline is not None:
+        s.timers.arm(outcome.game_id, outcome.deadline)
+    if outcome.changed:
+        await s.courier.flush(outcome.game_id)
+
+
+async def _reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
+    if outcome.reply is not None:
+        players = await _players_named(s, outcome.reply)
+        await _say(update, s, lang, s.renderer.reply(lang, outcome.reply, players))
+    await _after(s, outcome)
+
+
+async def _players_named(s: Services, reply: Reply) -> dict[int, Player]:
+    pid = reply.params.get("player")
+    if not isinstance(pid, int):
+        return {}
+    async with s.deps.uow() as uow:
+        return await uow.players.get_many([pid])
+
+
+async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+
+# -- group commands -----------------------------------------------------------------------------
+
+
+def group_command(func: Any) -> Any:
+    """Run in groups; in a private chat, say where the command works instead of staying silent."""
+
+    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        s = services(context)
+        chat = update.effective_chat
+        if chat is None or update.effective_user is None:
+            return
+        lang = await _language(s, update)
+        if chat.type not in GROUP_TYPES:
+            await _say(update, s, lang, s.renderer.tr.t(lang, "group_only"))
+            return
+        await func(update, context, s, lang)
+
+    wrapper.__name__ = func.__name__
+    return wrapper
+
+
+@group_command
+async def cmd_newgame(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    user = player_of(update.effective_user)
+    outcome = await lobby.open_lobby(
+        s.deps, chat_of(update.effective_chat), user, thread_of(update), update.update_id
+    )
+    await _reply(update, s, lang, outcome)
+
+
+@group_command
+async def cmd_join(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    async with s.deps.uow() as uow:
+        game = await uow.games.open_in_chat(update.effective_chat.id)
+    if game is None:
+        await _say(update, s, lang, s.renderer.reply(lang, Reply("no_lobby")))
+        return
+    user = player_of(update.effective_user)
+    if not await _reachable(context, s, user, lang):
+        link = s.deep_link(chats.join_payload(game.id))
+        keys = InlineKeyboardMarkup(
+            [[InlineKeyboardButton(s.renderer.tr.t(lang, "btn_open_private"), url=link)]]
+        )
+        await _say(update, s, lang, s.renderer.reply(lang, Reply("need_private")), keys)
+        return
+    await _reply(update, s, lang, await lobby.join(s.deps, game.id, user, update.update_id))
+
+
+@group_command
+async def cmd_leave(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    outcome = await lobby.leave(
+        s.deps, update.effective_chat.id, player_of(update.effective_user), update.update_id
+    )
+    await _reply(update, s, lang, outcome)
+
+
+@group_command
+async def cmd_startgame(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    chat_id, user = update.effective_chat.id, player_of(update.effective_user)
+    admin = await _is_admin(context, chat_id, user.id)
+    await _reply(update, s, lang, await lobby.start(s.deps, chat_id, user, admin, update.update_id))
+
+
+@group_command
+async def cmd_cancel(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    chat_id, user = update.effective_chat.id, player_of(update.effective_user)
+    admin = await _is_admin(context, chat_id, user.id)
+    await _reply(
+        update,
+        s,
+        lang,
+        await lobby.cancel(s.deps, chat_id, user, admin, update_id=update.update_id),
+    )
+
+
+@group_command
+async def cmd_leaderboard(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat
+    chat = update.effective_chat
+    args = context.args or []
+    is_global = bool(args) and args[0].lower() in ("global", "all", "todos", "tous")
+    t = s.renderer.tr.t
+    where = t(lang, "league_global") if is_global else (chat.title or "")
+    scope = None if is_global else chat.id
+    season = await queries.leaderboard(s.deps, scope)
+    all_time = await queries.leaderboard(s.deps, scope, season="all")
+    text = s.renderer.league(lang, season, where, t(lang, "league_season", season=season.season))
+    text += (
+        "\n\n"
+        + s.renderer.league(lang, all_time, where, t(lang, "league_all_time")).split("\n", 1)[1]
+    )
+    await _say(update, s, lang, text)
+
+
+@group_command
+async def cmd_settings(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    if not await _is_admin(context, update.effective_chat.id, update.effective_user.id):
+        await _say(update, s, lang, s.renderer.reply(lang, Reply("not_admin")))
+        return
+    chat = await chats.chat_settings(s.deps, chat_of(update.effective_chat))
+    rendered = s.renderer.settings(lang, chat, s.deps.turn_timeout)
+    await _say(update, s, lang, rendered.text, rendered.keyboard)
+
+
+# -- commands for any chat ----------------------------------------------------------------------
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await _language(s, update)
+    chat = update.effective_chat
+    key = "help_group" if chat is not None and chat.type in GROUP_TYPES else "help_private"
+    await _say(update, s, lang, s.renderer.tr.t(lang, key))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await _language(s, update)
+    chat = update.effective_chat
+    if chat is not None and chat.type in GROUP_TYPES:
+        stored = await chats.chat_settings(s.deps, chat_of(chat))
+        text = s.renderer.rules(lang, stored.rules, stored.turn_timeout or s.deps.turn_timeout)
+    else:
+        from cuckoo_bot.domain.rules import HouseRules
+
+        text = s.renderer.rules(lang, HouseRules(), s.deps.turn_timeout)
+    await _say(update, s, lang, text)
+
+
+async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await _language(s, update)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    if context.args:
+        choice = context.args[0]
+        if chat.type in GROUP_TYPES:
+            if not await _is_admin(context, chat.id, user.id):
+                await _say(update, s, lang, s.renderer.reply(lang, Reply("not_admin")))
+                return
+            outcome = await chats.set_language(s.deps, chat_of(chat), choice)
+        else:
+            outcome = await chats.set_player_language(s.deps, player_of(user), choice)
+        new_lang = outcome.reply.params.get("language", lang) if outcome.reply else lang
+        if outcome.reply is not None:
+            await _say(update, s, new_lang, s.renderer.reply(new_lang, outcome.reply))
+        return
+    rendered = s.renderer.languages(lang)
+    await _say(update, s, lang, rendered.text, rendered.keyboard)
+
+
+# -- private commands ---------------------------------------------------------------------------
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    lang = await _language(s, update)
+    if chat.type != ChatType.PRIVATE:
+        await _say(update, s, lang, s.renderer.tr.t(lang, "help_group"))
+        return
+    payload = context.args[0] if context.args else ""
+    player = player_of(user)
+    outcome = await chats.private_start(s.deps, player, payload, update.update_id)
+    if outcome.reply is not None and outcome.reply.code == "welcome":
+        await _say(update, s, lang, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
+        await _after(s, outcome)
+        return
+    await _reply(update, s, lang, outcome)
+
+
+def player_name(player: Player) -> str:
+    import html
+
+    return html.escape(player.display_name)
+
+
+async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await _language(s, update)
+    user = update.effective_user
+    if user is None:
+        return
+    t = s.renderer.tr.t
+    stats = await queries.personal_stats(s.deps, user.id)
+    lines = [t(lang, "stats_title")]
+    for label_key, row in (("league_season", stats["season"]), ("league_all_time", stats["all"])):
+        if row is None:
+            continue
+        label = t(lang, label_key, season=row.season)
+        lines.append(
+            t(
+                lang,
+                "stats_line",
+                label=label,
+                games=row.games,
+                wins=row.wins + row.shared_wins,
+                shared=row.shared_wins,
+                rating=f"{row.rating:.1f}",
+                lives=row.lives_lost,
+            )
+        )
+    if len(lines) == 1:
+        lines.append(t(lang, "stats_none"))
+    await _say(update, s, lang, "\n".join(lines))
+
+
+# -- buttons ------------------------------------------------------------------------------------
+
+
+async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    query = update.callback_query
+    if query is None:
+        return
+    lang = await _language(s, update)
+    user = player_of(query.from_user)
+    try:
+        data = cb.decode(query.data)
+    except cb.BadCallback:
+        await query.answer(s.renderer.reply(lang, Reply("unknown_button")))
+        return
+    outcome: Outcome
+    if data.kind in cb.MOVES:
+        outcome = await play.act(
+            s.deps, data.game, user.id, cb.MOVES[data.kind], data.turn, update.update_id
+        )
+    elif data.kind == cb.MY_CARD:
+        outcome = await play.show_card(s.deps, data.game, user.id)
+    elif data.kind == cb.JOIN:
+        if not await _reachable(context, s, user, lang):
+            await chats.set_reachable(s.deps, user, False)
+            await query.answer(
+                s.renderer.reply(lang, Reply("need_private")),
+                url=s.deep_link(chats.join_payload(data.game)),
+            )
+            return
+        outcome = await lobby.join(s.deps, data.game, user, update.update_id)
+    elif data.kind == cb.LEAVE:
+        chat_id = query.message.chat.id if query.message else 0
+        outcome = await lobby.leave(s.deps, chat_id, user, update.update_id)
+    elif data.kind == cb.COMPUTER:
+        outcome = await lobby.add_computer(s.deps, data.game, user, update.update_id)
+    elif data.kind in (cb.START, cb.CANCEL):
+        chat_id = query.message.chat.id if query.message else 0
+        admin = await _is_admin(context, chat_id, user.id)
+        if data.kind == cb.START:
+            outcome = await lobby.start(s.deps, chat_id, user, admin, update.update_id)
+        else:
+            outcome = await lobby.cancel(s.deps, chat_id, user, admin, update_id=update.update_id)
+    elif data.kind == cb.SETTING:
+        outcome = await _setting(update, context, s, lang, data.arg)
+    elif data.kind == cb.LANGUAGE:
+        outcome = await _language_button(update, context, s, data.arg)
+        lang = data.arg if outcome.reply and outcome.reply.code == "language_set" else lang
+    else:
+        outcome = Outcome(reply=Reply("unknown_button"))
+    reply = outcome.reply
+    text = s.renderer.reply(lang, reply, await _players_named(s, reply)) if reply else None
+    try:
+        await query.answer(text[:200] if text else None, show_alert=bool(reply and reply.alert))
+    except TelegramError as exc:  # an answer after Telegram's deadline: the move still counts
+        log.info("callback answer failed: %s", exc)
+    await _after(s, outcome)
+
+
+async def _reachable(
+    context: ContextTypes.DEFAULT_TYPE, s: Services, user: Player, lang: str
+) -> bool:
+    """Can the bot write to ``user`` privately? Known yes, or a greeting gets through."""
+    if await chats.reachable(s.deps, user.id):
+        return True
+    try:
+        await context.bot.send_message(
+            user.id, s.renderer.tr.t(lang, "welcome", name=player_name(user))
+        )
+    except Forbidden:
+        return False
+    await chats.set_reachable(s.deps, user, True)
+    return True
+
+
+async def _setting(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str, arg: str
+) -> Outcome:
+    query = update.callback_query
+    chat = update.effective_chat
+    assert query is not None
+    if chat is None or not await _is_admin(context, chat.id, query.from_user.id):
+        return Outcome(reply=Reply("not_admin"))
+    name, _, raw = arg.partition("=")
+    value: Any = raw
+    if name in ("lives", "max_players"):
+        value = int(raw)
+    elif name in ("kings_block", "double_cut", "fast_turns"):
+        value = raw == "1"
+    outcome = await chats.change_setting(s.deps, chat_of(chat), name, value)
+    stored = await chats.chat_settings(s.deps, chat_of(chat))
+    rendered = s.renderer.settings(lang, stored, s.deps.turn_timeout)
+    if query.message is not None:
+        try:
+            await query.edit_message_text(rendered.text, reply_markup=rendered.keyboard)
+        except TelegramError as exc:
+            log.info("settings message not edited: %s", exc)
+    return outcome
+
+
+async def _language_button(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, code: str
+) -> Outcome:
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return Outcome()
+    if chat.type in GROUP_TYPES:
+        if not await _is_admin(context, chat.id, user.id):
+            return Outcome(reply=Reply("not_admin"))
+        return await chats.set_language(s.deps, chat_of(chat), code)
+    return await chats.set_player_language(s.deps, player_of(user), code)
+
+
+# -- membership and migration -------------------------------------------------------------------
+
+
+async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    change: ChatMemberUpdated | None = update.my_chat_member
+    if change is None or change.chat.type not in GROUP_TYPES:
+        return
+    status = change.new_chat_member.status
+    if status in (ChatMember.LEFT, ChatMember.BANNED):
+        await _after(s, await chats.bot_removed(s.deps, change.chat.id))
+    elif status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR):
+        await chats.bot_added(s.deps, chat_of(change.chat), player_of(change.from_user))
+
+
+async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        await chats.chat_migrated(s.deps, message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        await chats.chat_migrated(s.deps, message.migrate_from_chat_id, message.chat.id)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    log.error("error while handling an update", exc_info=context.error)
+
+
+def install(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Register every handler. Commands work with ``@botname`` too (PTB matches it)."""
+    for name, callback in (
+        ("newgame", cmd_newgame),
+        ("join", cmd_join),
+        ("leave", cmd_leave),
+        ("startgame", cmd_startgame),
+        ("cancel", cmd_cancel),
+        ("leaderboard", cmd_leaderboard),
+        ("settings", cmd_settings),
+        ("help", cmd_help),
+        ("rules", cmd_rules),
+        ("language", cmd_language),
+        ("start", cmd_start),
+        ("stats", cmd_stats),
+    ):
+        application.add_handler(CommandHandler(name, callback))
+    application.add_handler(CallbackQueryHandler(on_button))
+    application.add_handler(ChatMemberHandler(on_my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    application.add_error_handler(on_error)

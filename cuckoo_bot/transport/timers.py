@@ -1,0 +1,59 @@
+"""Deadlines: PTB's JobQueue wakes the bot at a game's deadline; the database holds the truth.
+
+Each open game has at most one timer, re-armed after every move and at start-up. A sweeper
+also runs every few seconds and expires whatever is overdue, so a missed or lost timer (a
+restart, another instance) only ever delays a timeout, never loses it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from telegram.ext import ContextTypes, JobQueue
+
+log = logging.getLogger(__name__)
+
+Expire = Callable[[int], Awaitable[None]]
+Sweep = Callable[[], Awaitable[None]]
+
+
+class Timers:
+    def __init__(
+        self,
+        job_queue: JobQueue[Any] | None,
+        expire: Expire,
+        sweep: Sweep,
+        sweep_every: float = 5.0,
+    ) -> None:
+        self.job_queue = job_queue
+        self.expire = expire
+        self.sweep = sweep
+        self.sweep_every = sweep_every
+
+    def start(self) -> None:
+        if self.job_queue is not None:
+            self.job_queue.run_repeating(
+                self._sweep, interval=self.sweep_every, first=self.sweep_every, name="sweeper"
+            )
+
+    def arm(self, game_id: int, deadline: datetime) -> None:
+        if self.job_queue is None:
+            return
+        name = f"deadline-{game_id}"
+        for job in self.job_queue.get_jobs_by_name(name):
+            job.schedule_removal()
+        self.job_queue.run_once(self._fire, when=deadline, data=game_id, name=name)
+
+    async def _fire(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        job = context.job
+        if job is not None and isinstance(job.data, int):
+            await self.expire(job.data)
+
+    async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        try:
+            await self.sweep()
+        except Exception:  # the sweeper must survive a bad moment (database restart, network)
+            log.exception("sweep failed")

@@ -1,0 +1,237 @@
+"""Chats, players, the outbox, standings and the update log against a real database."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from cuckoo_bot.app.model import (
+    ALL_TIME,
+    GLOBAL_SCOPE,
+    GameStatus,
+    Notice,
+    NoticeKind,
+    Player,
+    Standing,
+)
+from cuckoo_bot.app.ports import UnitOfWorkFactory
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.persistence.repositories import PRUNE_EVERY
+from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
+from tests.integration.conftest import StepClock
+
+
+async def test_chat_round_trip_keeps_house_rules(uow_factory: UnitOfWorkFactory) -> None:
+    stored = chat(rules=ODD_RULES, turn_timeout=42.5, language="fr")
+    async with uow_factory() as uow:
+        await uow.chats.add(stored)
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.get(CHAT_ID) == stored
+        assert await uow.chats.get(CHAT_ID + 1) is None
+        changed = replace(stored, title="Renamed", rules=HouseRules(), turn_timeout=None)
+        changed.active = False
+        await uow.chats.save(changed)
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.get(CHAT_ID, lock=True) == changed
+
+
+async def test_player_upsert_keeps_what_is_known(uow_factory: UnitOfWorkFactory) -> None:
+    ann = Player(id=7_000_000_001, first_name="Ann", username="ann", language="es", can_dm=True)
+    async with uow_factory() as uow:
+        assert await uow.players.upsert(ann) == ann
+        await uow.commit()
+    async with uow_factory() as uow:
+        # A later sighting: new name, no news on DMs, Telegram's language ignored once known.
+        again = Player(id=ann.id, first_name="Annie", last_name="A", language="fr")
+        expected = replace(again, can_dm=True, language="es")
+        assert await uow.players.upsert(again) == expected
+        assert await uow.players.get(ann.id) == expected
+        assert (await uow.players.upsert(replace(again, can_dm=False))).can_dm is False
+        await uow.players.set_language(ann.id, "fr")
+        await uow.commit()
+    async with uow_factory() as uow:
+        stored = await uow.players.get(ann.id)
+        assert stored == replace(expected, can_dm=False, language="fr")
+        robot = await uow.players.upsert(PLAYERS[3])
+        assert robot == PLAYERS[3]
+        found = await uow.players.get_many([ann.id, robot.id, 42])
+        assert found == {ann.id: stored, robot.id: robot}
+        assert await uow.players.get_many([]) == {}
+
+
+async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkFactory) -> None:
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        await uow.outbox.add(Notice(kind=NoticeKind.LOBBY, chat_id=CHAT_ID, game_id=game.id))
+        await uow.standings.save(Standing(player_id=PLAYERS[0].id, scope=CHAT_ID, season="all"))
+        assert await uow.updates.first_time(1)
+        assert await uow.games.get(game.id) is not None  # visible inside the transaction
+        # no commit
+    try:
+        async with uow_factory() as uow:
+            await uow.chats.add(chat())
+            raise RuntimeError("the handler failed")
+    except RuntimeError:
+        pass
+    async with uow_factory() as uow:
+        assert await uow.chats.get(CHAT_ID) is None
+        assert await uow.players.get(PLAYERS[0].id) is None
+        assert await uow.games.get(game.id) is None
+        assert await uow.outbox.pending() == []
+        assert await uow.standings.of_player(PLAYERS[0].id, "all") == []
+        assert await uow.updates.first_time(1)
+
+
+async def test_first_time_dedupes_updates(uow_factory: UnitOfWorkFactory, clock: StepClock) -> None:
+    async with uow_factory() as uow:
+        assert await uow.updates.first_time(10) is True
+        assert await uow.updates.first_time(10) is False
+        assert await uow.updates.first_time(11) is True
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.updates.first_time(10) is False
+        assert await uow.updates.first_time(12) is True
+        await uow.commit()
+    # A day later an update whose id is a multiple of PRUNE_EVERY sweeps the old ids out.
+    clock.advance(days=1, seconds=1)
+    async with uow_factory() as uow:
+        assert await uow.updates.first_time(PRUNE_EVERY * 3) is True
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.updates.first_time(10) is True
+        assert await uow.updates.first_time(PRUNE_EVERY * 3) is False
+
+
+async def test_outbox_pending_oldest_first_until_done(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow)
+        first = await uow.games.add(lobby(status=GameStatus.FINISHED))
+        second = await uow.games.add(lobby())
+        notices = [
+            Notice(NoticeKind.LOBBY, CHAT_ID, first.id, {"seats": [1, 2]}, thread_id=77),
+            Notice(NoticeKind.CARD, PLAYERS[0].id, second.id, {"card": "AS", "round": 1}),
+            Notice(NoticeKind.ANNOUNCE, CHAT_ID, None, {"key": "hello"}),
+            Notice(NoticeKind.TABLE, CHAT_ID, first.id, {"round": 1}),
+        ]
+        for notice in notices:
+            await uow.outbox.add(notice)
+            clock.advance(seconds=1)
+        await uow.commit()
+    ids = [n.id for n in notices]
+    assert ids == sorted(ids) and len(set(ids)) == 4
+    assert all(n.created_at is not None for n in notices)
+    async with uow_factory() as uow:
+        assert await uow.outbox.pending() == notices
+        assert await uow.outbox.pending(limit=2) == notices[:2]
+        assert await uow.outbox.pending(game_id=first.id) == [notices[0], notices[3]]
+        await uow.outbox.done(notices[0].id)
+        await uow.outbox.done(notices[2].id, error="Forbidden: bot was blocked by the user")
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.outbox.pending() == [notices[1], notices[3]]
+        assert await uow.outbox.pending(game_id=first.id) == [notices[3]]
+
+
+async def test_standings_table_best_rating_then_wins(uow_factory: UnitOfWorkFactory) -> None:
+    a, b, c, d = (p.id for p in PLAYERS)
+    rows = [
+        Standing(a, CHAT_ID, "2026-11", games=3, wins=1, rating_mu=30.0, rating_sigma=5.0),  # 15
+        Standing(b, CHAT_ID, "2026-11", games=3, wins=0, rating_mu=27.0, rating_sigma=3.0),  # 18
+        Standing(c, CHAT_ID, "2026-11", games=3, wins=2, rating_mu=24.0, rating_sigma=3.0),  # 15
+        Standing(d, CHAT_ID, "2026-11", games=3, wins=5, rating_mu=20.0, rating_sigma=4.0),  # 8
+        Standing(a, GLOBAL_SCOPE, "2026-11", games=9, wins=9, rating_mu=40.0, rating_sigma=1.0),
+        Standing(a, CHAT_ID, ALL_TIME, games=1, rating_mu=26.0, rating_sigma=2.5),
+    ]
+    async with uow_factory() as uow:
+        await seed(uow)
+        for row in rows:
+            await uow.standings.save(row)
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.standings.table(CHAT_ID, "2026-11") == [rows[1], rows[2], rows[0], rows[3]]
+        assert await uow.standings.table(CHAT_ID, "2026-11", limit=1) == [rows[1]]
+        assert await uow.standings.table(GLOBAL_SCOPE, "2026-11") == [rows[4]]
+        assert await uow.standings.table(CHAT_ID, "2026-10") == []
+        assert await uow.standings.get_many(CHAT_ID, "2026-11", [a, c, 99]) == {
+            a: rows[0],
+            c: rows[2],
+        }
+        # Saving again updates the line in place.
+        better = replace(rows[3], games=4, wins=6, rating_mu=35.125, rating_sigma=1.0625)
+        await uow.standings.save(better)
+        await uow.commit()
+    async with uow_factory() as uow:
+        table = await uow.standings.table(CHAT_ID, "2026-11")
+        assert table[0] == better and len(table) == 4
+        mine = await uow.standings.of_player(a, "2026-11")
+        assert sorted(mine, key=lambda s: s.scope) == sorted(
+            [rows[0], rows[4]], key=lambda s: s.scope
+        )
+
+
+async def test_chat_migrate_moves_games_and_standings(uow_factory: UnitOfWorkFactory) -> None:
+    new_id = CHAT_ID - 1
+    a, b = PLAYERS[0].id, PLAYERS[1].id
+    async with uow_factory() as uow:
+        await uow.chats.add(chat(rules=ODD_RULES, turn_timeout=30.0))
+        for player in PLAYERS:
+            await uow.players.upsert(player)
+        old_game = await uow.games.add(lobby(status=GameStatus.FINISHED, deadline=None))
+        open_game = await uow.games.add(lobby())
+        await uow.standings.save(Standing(a, CHAT_ID, "all", games=2, wins=2))
+        await uow.standings.save(Standing(b, CHAT_ID, "all", games=2))
+        await uow.standings.save(Standing(a, GLOBAL_SCOPE, "all", games=7))
+        # The supergroup spoke first: its row exists, with a stale line for ``a``.
+        await uow.chats.add(chat(new_id, title="New supergroup"))
+        await uow.standings.save(Standing(a, new_id, "all", games=1))
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.get(CHAT_ID, lock=True) is not None
+        await uow.chats.migrate(CHAT_ID, new_id)
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.get(CHAT_ID) is None
+        moved = await uow.chats.get(new_id)
+        assert moved == chat(new_id, rules=ODD_RULES, turn_timeout=30.0, migrated_from=CHAT_ID)
+        assert await uow.games.open_in_chat(CHAT_ID) is None
+        found = await uow.games.open_in_chat(new_id)
+        assert found is not None and found.id == open_game.id
+        finished = await uow.games.get(old_game.id)
+        assert finished is not None and finished.chat_id == new_id
+        assert await uow.standings.table(CHAT_ID, "all") == []
+        assert await uow.standings.table(new_id, "all") == [
+            Standing(a, new_id, "all", games=2, wins=2),
+            Standing(b, new_id, "all", games=2),
+        ]
+        assert await uow.standings.table(GLOBAL_SCOPE, "all") == [
+            Standing(a, GLOBAL_SCOPE, "all", games=7)
+        ]
+
+
+async def test_due_and_with_deadlines(uow_factory: UnitOfWorkFactory) -> None:
+    chats = (CHAT_ID, CHAT_ID - 1, CHAT_ID - 2, CHAT_ID - 3)
+    async with uow_factory() as uow:
+        await seed(uow, chats)
+        late = await uow.games.add(lobby(chats[0], deadline=START + timedelta(seconds=30)))
+        early = await uow.games.add(lobby(chats[1], deadline=START - timedelta(seconds=5)))
+        exact = await uow.games.add(lobby(chats[2], deadline=START))
+        await uow.games.add(lobby(chats[3], deadline=None))
+        # Closed games never come due, whatever their deadline says.
+        await uow.games.add(
+            lobby(chats[0], status=GameStatus.FINISHED, deadline=START - timedelta(days=1))
+        )
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.games.due(START) == [(early.id, early.deadline), (exact.id, START)]
+        assert await uow.games.due(START, limit=1) == [(early.id, early.deadline)]
+        assert await uow.games.due(START - timedelta(minutes=1)) == []
+        armed = await uow.games.with_deadlines()
+        assert sorted(armed) == sorted(
+            [(late.id, late.deadline), (early.id, early.deadline), (exact.id, START)]
+        )
+        assert all(deadline.tzinfo is not None for _, deadline in armed)
