@@ -18,7 +18,7 @@ from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.repositories import PRUNE_EVERY
 from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
-from tests.integration.conftest import StepClock
+from tests.databases import StepClock
 
 
 async def test_chat_round_trip_keeps_house_rules(uow_factory: UnitOfWorkFactory) -> None:

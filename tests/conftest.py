@@ -1,0 +1,3 @@
+"""Fixtures for every test folder: the databases (SQLite, and PostgreSQL when available)."""
+
+pytest_plugins = ["tests.databases"]

@@ -1,0 +1,127 @@
+"""End-to-end: the real bot process (``python -m cuckoo_bot run``) against the fake Bot API.
+
+The fake server runs in the test's event loop on 127.0.0.1; the bot is a subprocess pointed at
+it with ``CUCKOO_API_BASE_URL``, on a fresh SQLite or PostgreSQL database, and is killed with
+SIGKILL when a test wants a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import URL
+
+from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.fakeapi import FakeBotApi
+
+TOKEN = "424242:E2E-test-token-for-the-fake-bot-api"
+BOT_USERNAME = "cuckoo_e2e_bot"
+GROUP = -1001000000001
+
+
+class BotProcess:
+    """The bot as a child process; ``start``/``kill`` as often as a test likes."""
+
+    def __init__(self, fake: FakeBotApi, database_url: URL, log_path: Path, **env: str) -> None:
+        self.fake = fake
+        self.database_url = database_url
+        self.log_path = log_path
+        self.extra_env = env
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CUCKOO_")}
+        env.update(
+            CUCKOO_BOT_TOKEN=TOKEN,
+            CUCKOO_API_BASE_URL=self.fake.base_url,
+            CUCKOO_DATABASE_URL=self.database_url.render_as_string(hide_password=False),
+            CUCKOO_TURN_TIMEOUT="600",
+            CUCKOO_GROUP_RATE="100000",
+            CUCKOO_LOG_LEVEL="INFO",
+        )
+        env.update(self.extra_env)
+        return env
+
+    async def start(self) -> None:
+        before = self.fake.call_count("setMyCommands")
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "cuckoo_bot", "run"],
+            env=self.environment(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        self.starts += 1
+        # Ready once start-up registered the commands (6 calls); polling starts right after.
+        await self.fake.wait_for(lambda: self.fake.call_count("setMyCommands") >= before + 6, 60)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no cleanup, as a crash or ``kill -9``."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+        self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(1)  # a long poll in flight holds a graceful stop longer
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.process = None
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeBotApi]:
+    async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME) as server:
+        yield server
+
+
+@pytest.fixture
+def make_bot(
+    fake: FakeBotApi, database_url: URL, tmp_path: Path
+) -> AsyncIterator[Callable[..., BotProcess]]:
+    made: list[BotProcess] = []
+
+    def make(**env: str) -> BotProcess:
+        bot = BotProcess(fake, database_url, tmp_path / f"bot{len(made)}.log", **env)
+        made.append(bot)
+        return bot
+
+    yield make  # type: ignore[misc]
+    for bot in made:
+        bot.stop()
+        if os.environ.get("CUCKOO_E2E_SHOW_LOG"):
+            print(bot.log())
+
+
+@pytest.fixture
+async def bot(make_bot: Callable[..., BotProcess]) -> BotProcess:
+    process = make_bot()
+    await process.start()
+    return process
+
+
+@pytest.fixture
+def table(fake: FakeBotApi) -> TableDriver:
+    return TableDriver(fake, GROUP)
+
+
+async def settle(fake: FakeBotApi) -> None:
+    await fake.wait_idle(quiet=0.3, timeout=15)
+
+
+def pause(seconds: float) -> asyncio.Future[None]:
+    return asyncio.ensure_future(asyncio.sleep(seconds))

@@ -1,0 +1,195 @@
+"""Whole games against the real bot process, as several Telegram users."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cuckoo_bot.demo import TableDriver, choose, rank_of
+from cuckoo_bot.fakeapi import FakeBotApi
+
+from .conftest import BOT_USERNAME, GROUP, BotProcess, settle
+
+pytestmark = pytest.mark.slow
+
+ANN, BEN, CAT, DON = 101, 102, 103, 104
+NAMES = {ANN: "Ann", BEN: "Ben", CAT: "Cat", DON: "Don"}
+
+
+def seat_people(fake: FakeBotApi, started: tuple[int, ...] = (ANN, BEN, CAT), **group: object) -> None:
+    for user, name in NAMES.items():
+        fake.add_user(user, name, language_code="en", started=user in started)
+    fake.add_group(GROUP, "Cuckoo club", type="supergroup", members=list(NAMES), admins=[ANN], creator=ANN, **group)
+
+
+async def open_lobby(fake: FakeBotApi, table: TableDriver, players: tuple[int, ...]) -> None:
+    for user in players:
+        await table.say(user, "/start", chat_id=user)
+    await table.say(players[0], "/newgame")
+    lobby = await fake.wait_for(table.lobby)
+    for user in players:
+        answer = await table.press(user, lobby, lobby.button_data("Join"))
+        assert "in" in (answer["text"] or ""), answer
+
+
+async def start(table: TableDriver, by: int) -> None:
+    lobby = table.lobby()
+    assert lobby is not None
+    answer = await table.press(by, lobby, lobby.button_data("Start"))
+    assert answer["text"] == "Game on!", answer
+
+
+REVEAL_LINE = re.compile(r"^(?P<name>.+): (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<low> ⬇️)?$")
+
+
+def check_reveals(fake: FakeBotApi) -> list[dict[str, str]]:
+    """Every finished round in the group: the lowest rank is marked and loses, nobody else."""
+    rounds = []
+    for msg in fake.messages(GROUP):
+        text = msg.text or ""
+        if "the reveal" not in text:
+            continue
+        reveal = text.split("the reveal", 1)[1]
+        cards = {}
+        lowest = set()
+        for line in reveal.splitlines():
+            match = REVEAL_LINE.match(line.strip())
+            if match:
+                cards[match["name"]] = match["card"]
+                if match["low"]:
+                    lowest.add(match["name"])
+        assert cards, text
+        low_rank = min(rank_of(c) for c in cards.values())
+        assert lowest == {n for n, c in cards.items() if rank_of(c) == low_rank}, text
+        losers = set(re.findall(r"💔 (.+?) loses a life", reveal))
+        assert losers == lowest, text
+        assert not msg.callback_datas  # a revealed round has no keys left
+        rounds.append(cards)
+    return rounds
+
+
+async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_the_bot(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    # Don never pressed Start in the bot's chat: Join answers with the bot's deep link.
+    lobby = table.lobby()
+    assert lobby is not None
+    answer = await table.press(DON, lobby, lobby.button_data("Join"))
+    assert answer["url"] and answer["url"].startswith(f"https://t.me/{BOT_USERNAME}?start=join_")
+    payload = answer["url"].split("start=")[1]
+    await table.say(DON, f"/start {payload}", chat_id=DON)
+    await fake.wait_for(lambda: "4/10" in (table.lobby().text or "") if table.lobby() else None)
+
+    await start(table, ANN)
+    # Everyone gets a private card at the deal; the group never shows an unrevealed card.
+    for user in (ANN, BEN, CAT, DON):
+        await fake.wait_for(lambda u=user: table.card_of(u))
+    first = await table.next_prompt()
+    assert first is not None and first.message.text
+    assert not re.search(r"(10|[2-9AJQK])[♣♦♥♠]", first.message.text.split("\n", 2)[2].replace("K", ""))
+
+    last = None
+    while True:
+        prompt = await table.next_prompt(after=last, wait=15)
+        if prompt is None:
+            break
+        kind = choose(table.card_of(prompt.actor), prompt.data("c") is not None, 4)
+        last = prompt.data("k")
+        await table.press(prompt.actor, prompt.message, prompt.data(kind) or prompt.data("k"))
+    await settle(fake)
+    over = [m for m in fake.messages(GROUP) if "won" in (m.text or "")]
+    assert len(over) == 1, fake.transcript(GROUP)
+    assert check_reveals(fake)
+
+
+async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    prompt = await table.next_prompt()
+    assert prompt is not None
+    keep = prompt.data("k")
+    assert keep is not None
+    stranger = next(u for u in (ANN, BEN, CAT) if u != prompt.actor)
+    answer = await table.press(stranger, prompt.message, keep)
+    assert "not your turn" in answer["text"]
+    assert f"{NAMES[prompt.actor]}" in answer["text"]
+    before = prompt.message.text
+    first = await table.press(prompt.actor, prompt.message, keep)
+    second = await table.press(prompt.actor, prompt.message, keep)
+    assert first["text"] == "You kept your card."
+    assert "earlier turn" in second["text"]
+    await settle(fake)
+    kept_lines = [line for line in (table.prompt() or prompt).message.text.splitlines() if "kept" in line]
+    assert kept_lines.count(f"✋ {NAMES[prompt.actor]} kept.") == 1, before
+
+
+async def test_a_lapsed_turn_keeps_for_the_player_and_the_group_is_told(
+    fake: FakeBotApi, make_bot: object, table: TableDriver
+) -> None:
+    bot = make_bot(CUCKOO_TURN_TIMEOUT="2")  # type: ignore[operator]
+    await bot.start()
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    prompt = await table.next_prompt()
+    assert prompt is not None
+    await fake.wait_for(
+        lambda: any("ran out of time" in (m.text or "") for m in fake.messages(GROUP)), 20
+    )
+
+
+async def test_a_player_who_blocked_the_bot_still_sees_their_card_in_a_private_popup(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    prompt = await table.next_prompt()
+    assert prompt is not None
+    fake.block_bot(BEN)
+    mine = await table.press(BEN, prompt.message, prompt.message.button_data("My card"))
+    assert mine["show_alert"] is True
+    card = table.card_of(BEN)
+    assert card is not None and card in mine["text"]
+    outsider = await table.press(DON, prompt.message, prompt.message.button_data("My card"))
+    assert not re.search(r"(10|[2-9AJQK])[♣♦♥♠]", outsider["text"] or "")
+
+
+async def test_names_are_escaped_and_commands_work_with_the_bot_name(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
+    fake.add_user(201, "<b>&", "O'Neil", language_code="en", started=True)
+    seat_people(fake)
+    fake.join_group(201, GROUP)
+    await table.say(201, "/start", chat_id=201)
+    await table.say(201, f"/newgame@{BOT_USERNAME}")
+    lobby = await fake.wait_for(table.lobby)
+    answer = await table.press(201, lobby, lobby.button_data("Join"))
+    assert answer["text"], answer
+    await fake.wait_for(lambda: "<b>& O'Neil" in (table.lobby().text or "") if table.lobby() else None)
+    # A group command in a private chat gets an explanation, not silence.
+    await table.say(ANN, "/startgame", chat_id=ANN)
+    reply = await fake.wait_for_message(ANN, contains="group")
+    assert "works in a group" in (reply.text or "")
+
+
+async def test_leaderboard_after_a_game(fake: FakeBotApi, bot: BotProcess, table: TableDriver) -> None:
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    last = None
+    while (prompt := await table.next_prompt(after=last, wait=15)) is not None:
+        last = prompt.data("k")
+        await table.press(prompt.actor, prompt.message, last)  # type: ignore[arg-type]
+    await table.say(BEN, "/leaderboard")
+    board = await fake.wait_for_message(GROUP, contains="League table")
+    text = board.text or ""
+    for name in ("Ann", "Ben", "Cat"):
+        assert name in text
+    assert "This month" in text and "All time" in text
