@@ -31,13 +31,18 @@ def rank_of(label: str) -> int:
 
 @dataclass
 class Prompt:
-    """The group's message carrying the move keys, and who it asks."""
+    """The group's message carrying the move keys, and who it asks, as seen at one moment
+    (the message itself is edited in place later, so its keys are copied)."""
 
     message: StoredMessage
     actor: int
+    keys: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.keys = tuple(self.message.callback_datas)
 
     def data(self, kind: str) -> str | None:
-        return next((d for d in self.message.callback_datas if d.split(":")[1] == kind), None)
+        return next((d for d in self.keys if d.split(":")[1] == kind), None)
 
 
 class TableDriver:

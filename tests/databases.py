@@ -184,5 +184,3 @@ def blank_database_url(backend: str, request: pytest.FixtureRequest, tmp_path: P
         return _sqlite_url(tmp_path / "subdir" / "blank.db")
     databases: PostgresDatabases = request.getfixturevalue("postgres_databases")
     return databases.create(f"blank_{len(databases.made)}")
-
-

@@ -53,7 +53,7 @@ class BotProcess:
     async def start(self) -> None:
         before = self.fake.call_count("setMyCommands")
         log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once; waits are bounded
             [sys.executable, "-m", "cuckoo_bot", "run"],
             env=self.environment(),
             stdout=log,

@@ -17,10 +17,20 @@ ANN, BEN, CAT, DON = 101, 102, 103, 104
 NAMES = {ANN: "Ann", BEN: "Ben", CAT: "Cat", DON: "Don"}
 
 
-def seat_people(fake: FakeBotApi, started: tuple[int, ...] = (ANN, BEN, CAT), **group: object) -> None:
+def seat_people(
+    fake: FakeBotApi, started: tuple[int, ...] = (ANN, BEN, CAT), **group: object
+) -> None:
     for user, name in NAMES.items():
         fake.add_user(user, name, language_code="en", started=user in started)
-    fake.add_group(GROUP, "Cuckoo club", type="supergroup", members=list(NAMES), admins=[ANN], creator=ANN, **group)
+    fake.add_group(
+        GROUP,
+        "Cuckoo club",
+        type="supergroup",
+        members=list(NAMES),
+        admins=[ANN],
+        creator=ANN,
+        **group,
+    )
 
 
 async def open_lobby(fake: FakeBotApi, table: TableDriver, players: tuple[int, ...]) -> None:
@@ -89,7 +99,9 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
         await fake.wait_for(lambda u=user: table.card_of(u))
     first = await table.next_prompt()
     assert first is not None and first.message.text
-    assert not re.search(r"(10|[2-9AJQK])[♣♦♥♠]", first.message.text.split("\n", 2)[2].replace("K", ""))
+    assert not re.search(
+        r"(10|[2-9AJQK])[♣♦♥♠]", first.message.text.split("\n", 2)[2].replace("K", "")
+    )
 
     last = None
     while True:
@@ -125,7 +137,9 @@ async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
     assert first["text"] == "You kept your card."
     assert "earlier turn" in second["text"]
     await settle(fake)
-    kept_lines = [line for line in (table.prompt() or prompt).message.text.splitlines() if "kept" in line]
+    kept_lines = [
+        line for line in (table.prompt() or prompt).message.text.splitlines() if "kept" in line
+    ]
     assert kept_lines.count(f"✋ {NAMES[prompt.actor]} kept.") == 1, before
 
 
@@ -172,14 +186,18 @@ async def test_names_are_escaped_and_commands_work_with_the_bot_name(
     lobby = await fake.wait_for(table.lobby)
     answer = await table.press(201, lobby, lobby.button_data("Join"))
     assert answer["text"], answer
-    await fake.wait_for(lambda: "<b>& O'Neil" in (table.lobby().text or "") if table.lobby() else None)
+    await fake.wait_for(
+        lambda: "<b>& O'Neil" in (table.lobby().text or "") if table.lobby() else None
+    )
     # A group command in a private chat gets an explanation, not silence.
     await table.say(ANN, "/startgame", chat_id=ANN)
     reply = await fake.wait_for_message(ANN, contains="group")
     assert "works in a group" in (reply.text or "")
 
 
-async def test_leaderboard_after_a_game(fake: FakeBotApi, bot: BotProcess, table: TableDriver) -> None:
+async def test_leaderboard_after_a_game(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
     await start(table, ANN)

@@ -17,8 +17,8 @@ from cuckoo_bot.app.model import (
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.repositories import PRUNE_EVERY
-from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
 from tests.databases import StepClock
+from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
 
 
 async def test_chat_round_trip_keeps_house_rules(uow_factory: UnitOfWorkFactory) -> None:
