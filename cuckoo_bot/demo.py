@@ -58,6 +58,13 @@ class TableDriver:
                 return msg
         return None
 
+    def lobby_text(self) -> str | None:
+        """The lobby message's text, also once it has no keys left (started, cancelled)."""
+        for msg in self.fake.messages(self.group_id, include_deleted=False):
+            if msg.from_bot and (msg.text or "").startswith("🃏 Cuckoo"):
+                return msg.text
+        return None
+
     def prompt(self) -> Prompt | None:
         """The live turn prompt: a bot message with move keys, naming the player by mention."""
         for msg in reversed(self.fake.messages(self.group_id, include_deleted=False)):

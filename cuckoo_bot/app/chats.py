@@ -6,7 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.lobby import cancel, ensure_chat, fresh, join
+from cuckoo_bot.app.flow import Notices
+from cuckoo_bot.app.lobby import cancel, ensure_chat, fresh, join, lobby_notice
 from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.domain.errors import InvalidSettings
@@ -99,12 +100,28 @@ async def change_setting(deps: Deps, chat: Chat, name: str, value: Any) -> Outco
     return Outcome(reply=Reply("setting_changed", {"name": name, "value": value}))
 
 
-async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> None:
-    """The group became a supergroup: its games and league table follow the new id."""
+async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:
+    """The group became a supergroup: its games and league table follow the new id, and an
+    open game's lobby or table is posted afresh there (the old group's messages are gone)."""
     async with deps.uow() as uow:
-        if await uow.chats.get(old_id, lock=True) is not None:
-            await uow.chats.migrate(old_id, new_id)
+        if await uow.chats.get(old_id, lock=True) is None:
+            await uow.commit()
+            return Outcome()
+        await uow.chats.migrate(old_id, new_id)
+        game = await uow.games.open_in_chat(new_id, lock=True)
+        if game is None:
+            await uow.commit()
+            return Outcome()
+        game.lobby_message_id = game.table_message_id = game.table_round = None
+        await uow.games.save(game)
+        if game.status is GameStatus.LOBBY or game.state is None:
+            await uow.outbox.add(lobby_notice(game))
+        else:
+            notices = Notices(game)
+            notices.table(game.state)
+            await notices.flush(uow)
         await uow.commit()
+        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
 
 
 async def bot_removed(deps: Deps, chat_id: int) -> Outcome:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from dataclasses import replace
 
 from telegram import Bot, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
@@ -87,12 +86,10 @@ class Courier:
             if private and (reader := d.players.get(notice.chat_id)) is not None:
                 await chats.set_reachable(self.deps, reader, False)
         except ChatMigrated as exc:
+            # The group became a supergroup before we heard of it: move the game there; the
+            # migration queues the lobby or table anew for the new chat.
             await chats.chat_migrated(self.deps, notice.chat_id, exc.new_chat_id)
-            migrated = replace(d, notice=replace(notice, chat_id=exc.new_chat_id))
-            if d.game is not None:
-                d.game.chat_id = exc.new_chat_id
-            await self._send(migrated, rendered)
-            error = None
+            error = f"migrated to {exc.new_chat_id}"
         except BadRequest as exc:
             error = None if _not_modified(exc) else f"bad request: {exc.message}"
             if error:

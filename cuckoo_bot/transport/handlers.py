@@ -494,9 +494,13 @@ async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if message is None:
         return
     if message.migrate_to_chat_id:
-        await chats.chat_migrated(s.deps, message.chat.id, message.migrate_to_chat_id)
+        await _after(
+            s, await chats.chat_migrated(s.deps, message.chat.id, message.migrate_to_chat_id)
+        )
     elif message.migrate_from_chat_id:
-        await chats.chat_migrated(s.deps, message.migrate_from_chat_id, message.chat.id)
+        await _after(
+            s, await chats.chat_migrated(s.deps, message.migrate_from_chat_id, message.chat.id)
+        )
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
