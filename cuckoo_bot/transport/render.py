@@ -316,8 +316,9 @@ class Renderer:
             params["lives"] = hearts(params["lives"])
         if "player" in params and isinstance(params["player"], int):
             params["player"] = name_of(players or {}, params["player"])
-        if "name" in params:
-            params["name"] = html.escape(str(params["name"]))
+        for key, value in params.items():
+            if key not in ("card", "lives", "player") and isinstance(value, str):
+                params[key] = html.escape(value)
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")
         return self.tr.t(lang, f"reply_{reply.code}", **params)
@@ -356,7 +357,11 @@ class Renderer:
 
     def league(self, lang: str, league: League, where: str, season_label: str) -> str:
         t = self.tr.t
-        lines = [t(lang, "league_title", where=where), f"<i>{html.escape(season_label)}</i>", ""]
+        lines = [
+            t(lang, "league_title", where=html.escape(where)),
+            f"<i>{html.escape(season_label)}</i>",
+            "",
+        ]
         if not league.rows:
             lines.append(t(lang, "league_empty"))
             return "\n".join(lines)

@@ -1,0 +1,178 @@
+"""Rendering in English, Spanish and French: every notice of real games, and the details."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from cuckoo_bot.app import lobby, play, queries
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import Chat, GameStatus, Player, Standing
+from cuckoo_bot.app.queries import League, LeagueRow
+from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.fakeapi.html import parse_html
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport.render import Renderer, card_label, fit
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWork, World
+
+LANGS = ("en", "es", "fr")
+CARD = re.compile(r"(10|[2-9AJQK])[♣♦♥♠]")
+renderer = Renderer(Translator())
+
+
+def plain(html_text: str) -> str:
+    """What Telegram shows; raises like Telegram if the HTML is malformed."""
+    text, _ = parse_html(html_text, lambda _: None)
+    return text
+
+
+async def played_game(seed: int, rules: HouseRules) -> Deps:
+    world = World()
+    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=random.Random(seed), clock=FakeClock())
+    group = Chat(id=-100555, title="<Friday> & cards", rules=rules)
+    people = [
+        Player(id=1, first_name="<b>&", last_name="O'Neil", can_dm=True),
+        Player(id=2, first_name="Ana", can_dm=True),
+        Player(id=3, first_name="Zoë", can_dm=True),
+    ]
+    opened = await lobby.open_lobby(deps, group, people[0], thread_id=None)
+    assert opened.game_id is not None
+    for person in people:
+        await lobby.join(deps, opened.game_id, person)
+    await lobby.add_computer(deps, opened.game_id, people[0])
+    await lobby.start(deps, group.id, people[0], is_admin=False)
+    rng = random.Random(seed)
+    for _ in range(500):
+        game = world.games[opened.game_id]
+        if game.status is not GameStatus.RUNNING:
+            break
+        state = game.state
+        assert state is not None and state.actor is not None
+        move = rng.choice(["keep", "swap", "cut"])
+        outcome = await play.act(deps, game.id, state.actor, move, state.turn)
+        if outcome.reply and outcome.reply.code == "illegal_action":
+            await play.act(deps, game.id, state.actor, "keep", state.turn)
+    return deps
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        HouseRules(),
+        HouseRules(lives=5, kings_block=False, double_cut=True, final_tie=FinalTie.SUDDEN_DEATH),
+    ],
+)
+async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_language(
+    rules: HouseRules,
+) -> None:
+    deps = await played_game(seed=11, rules=rules)
+    deliveries = await queries.pending_deliveries(deps, limit=10_000)
+    assert len(deliveries) > 10
+    for lang in LANGS:
+        for delivery in deliveries:
+            rendered = renderer.notice(delivery, lang)
+            text = plain(rendered.text)
+            assert 0 < len(text) <= 4096
+            assert "<b>&amp; O'Neil" not in text and "{" not in text
+            payload = str(delivery.notice.payload)
+            # The group sees cards only in a reveal or a sudden-death draw, or a shown king.
+            if (
+                delivery.notice.chat_id < 0
+                and "reveal" not in payload
+                and "SuddenDeath" not in payload
+            ):
+                assert all(c.startswith("K") for c in CARD.findall(text)), text
+            if rendered.keyboard is not None:
+                for row in rendered.keyboard.inline_keyboard:
+                    for button in row:
+                        data = button.callback_data
+                        assert isinstance(data, str) and len(data.encode()) <= 64
+                        assert not CARD.search(data)
+
+
+def test_cards_are_rank_and_suit_symbol() -> None:
+    assert [card_label(c) for c in ("AS", "10H", "KC", "7D", "QH", "JS")] == [
+        "A♠",
+        "10♥",
+        "K♣",
+        "7♦",
+        "Q♥",
+        "J♠",
+    ]
+
+
+async def test_the_english_keys_say_join_leave_start_keep_swap_cut() -> None:
+    deps = await played_game(seed=3, rules=HouseRules())
+    labels = set()
+    for delivery in await queries.pending_deliveries(deps, limit=10_000):
+        rendered = renderer.notice(delivery, "en")
+        if rendered.keyboard:
+            labels |= {b.text for row in rendered.keyboard.inline_keyboard for b in row}
+    for word in ("Join", "Leave", "Start", "Keep", "Swap", "Cut"):
+        assert any(word in label for label in labels), (word, labels)
+
+
+@pytest.mark.parametrize(
+    ("lang", "keep", "swap"),
+    [("en", "Keep", "Swap"), ("es", "Me quedo", "Cambiar"), ("fr", "Garder", "Échanger")],
+)
+async def test_turn_keys_are_translated(lang: str, keep: str, swap: str) -> None:
+    deps = await played_game(seed=5, rules=HouseRules())
+    tables = [
+        d
+        for d in await queries.pending_deliveries(deps, limit=10_000)
+        if d.notice.payload.get("options") == ["keep", "swap"]
+    ]
+    rendered = renderer.notice(tables[0], lang)
+    assert rendered.keyboard is not None
+    labels = " ".join(b.text for row in rendered.keyboard.inline_keyboard for b in row)
+    assert keep in labels and swap in labels
+
+
+def test_long_texts_are_trimmed_at_a_line_under_telegrams_limit() -> None:
+    text = "\n".join(f"line {i} " + "x" * 60 for i in range(200))
+    trimmed = fit(text)
+    assert len(trimmed) <= 4096 and trimmed.endswith("…")
+    assert trimmed.split("\n")[-2].startswith("line ")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_league_table_of_twenty_long_names_is_aligned_and_fits(lang: str) -> None:
+    rows = [
+        LeagueRow(
+            rank=i + 1,
+            player=Player(
+                id=i + 1,
+                first_name="Bartholomew-Maximilian" + "<&>" * (i % 2),
+                last_name="von Longname",
+            ),
+            standing=Standing(
+                player_id=i + 1,
+                scope=-1,
+                season="2026-11",
+                games=40 - i,
+                wins=20 - i,
+                rating_mu=40 - i,
+            ),
+        )
+        for i in range(20)
+    ]
+    text = renderer.league(lang, League(scope=-1, season="2026-11", rows=rows), "<Club>", "2026-11")
+    shown = plain(text)
+    assert len(text) <= 4096
+    table = shown.split("\n")[3:]
+    widths = {len(line) for line in table if line.strip()}
+    assert len(widths) == 1  # columns line up
+    assert "&lt;" not in shown and "<Club>" in shown
+
+
+def test_callback_data_is_small_versioned_and_round_trips() -> None:
+    biggest = cb.Callback(cb.KEEP, game=2**63 - 1, round=10**6, turn=10**9)
+    assert len(biggest.encode().encode()) <= 64
+    assert cb.decode(biggest.encode()) == biggest
+    for bad in ("", "0:k:1:1:1", "1:k:x:1:1", "1:zz:1", "1:k:1:1"):
+        with pytest.raises(cb.BadCallback):
+            cb.decode(bad)
