@@ -333,10 +333,14 @@ def player_name(player: Player) -> str:
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     s = services(context)
     lang = await _language(s, update)
-    user = update.effective_user
+    user, chat = update.effective_user, update.effective_chat
     if user is None:
         return
     t = s.renderer.tr.t
+    if chat is not None and chat.type != ChatType.PRIVATE:
+        link = f"https://t.me/{s.bot_username}"
+        await _say(update, s, lang, t(lang, "private_only", link=link))
+        return
     stats = await queries.personal_stats(s.deps, user.id)
     lines = [t(lang, "stats_title")]
     for label_key, row in (("league_season", stats["season"]), ("league_all_time", stats["all"])):
