@@ -9,10 +9,12 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.league import record_result
 from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Notice, NoticeKind
 from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.domain import codec
-from cuckoo_bot.domain.actions import Action, Deal, PlayerId
+from cuckoo_bot.domain.actions import Action, Deal, PlayerId, Resign
 from cuckoo_bot.domain.cards import shuffled_deck
 from cuckoo_bot.domain.engine import apply, legal_actions
+from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.events import (
     CardCut,
     Event,
@@ -200,3 +202,17 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
     else:
         game.deadline = now + timedelta(seconds=game.turn_timeout)
     await notices.flush(uow)
+
+
+async def resign_in(
+    uow: UnitOfWork, deps: Deps, game: Game, player: PlayerId, now: datetime
+) -> Outcome:
+    """``player`` leaves the running ``game`` (already locked): out at once, the deal is redealt."""
+    notices = Notices(game)
+    try:
+        step(game, Resign(player), now, notices, actor=player)
+    except RuleError as error:
+        return Outcome(reply=Reply(error.code), game_id=game.id)
+    await advance(uow, deps, game, notices, now)
+    await uow.games.save(game)
+    return Outcome(reply=Reply("resigned"), game_id=game.id, changed=True, deadline=game.deadline)

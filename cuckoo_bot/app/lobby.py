@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import Notices, advance, is_computer
+from cuckoo_bot.app.flow import Notices, advance, is_computer, resign_in
 from cuckoo_bot.app.model import (
     Chat,
     Game,
@@ -16,7 +17,8 @@ from cuckoo_bot.app.model import (
     supported_language,
 )
 from cuckoo_bot.app.ports import UnitOfWork
-from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.engine import draw_first_dealer
 from cuckoo_bot.domain.engine import new_game as seat_table
 
@@ -72,6 +74,34 @@ async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None
     return stored
 
 
+async def answer(uow: UnitOfWork, code: str, game: Game | None = None, **params: Any) -> Outcome:
+    """Commit (so a redelivered update stays a no-op) and answer the user, changing nothing."""
+    await uow.commit()
+    return Outcome(reply=Reply(code, params), game_id=game.id if game else None)
+
+
+def close(game: Game, reason: str, now: datetime) -> None:
+    """The lobby or game ends without a winner: cancelled, expired, or the bot was removed."""
+    game.status = GameStatus.CANCELLED
+    game.cancel_reason = reason
+    game.finished_at = now
+    game.deadline = None
+
+
+async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> None:
+    game.seats.append(player)
+    await uow.games.save(game)
+    await uow.outbox.add(lobby_notice(game))
+
+
+def _lobby_refusal(game: Game | None) -> tuple[str, dict[str, Any]] | None:
+    if game is None or game.status is not GameStatus.LOBBY:
+        return "lobby_closed", {}
+    if len(game.seats) >= game.rules.max_players:
+        return "lobby_full", {"max": game.rules.max_players}
+    return None
+
+
 def lobby_notice(game: Game) -> Notice:
     return Notice(
         kind=NoticeKind.LOBBY,
@@ -97,10 +127,7 @@ async def open_lobby(
         await uow.players.upsert(user)
         existing = await uow.games.open_in_chat(stored.id, lock=True)
         if existing is not None:
-            await uow.commit()
-            return Outcome(
-                reply=Reply("game_exists", {"status": existing.status.value}), game_id=existing.id
-            )
+            return await answer(uow, "game_exists", existing, status=existing.status.value)
         game = Game(
             chat_id=stored.id,
             creator_id=user.id,
@@ -126,20 +153,12 @@ async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = N
             return Outcome()
         await uow.players.upsert(user)
         game = await uow.games.get(game_id, lock=True)
-        if game is None or game.status is not GameStatus.LOBBY:
-            await uow.commit()
-            return refused("lobby_closed")
-        if user.id in game.seats:
-            await uow.commit()
-            return Outcome(reply=Reply("already_joined"), game_id=game.id)
-        if len(game.seats) >= game.rules.max_players:
-            await uow.commit()
-            return Outcome(
-                reply=Reply("lobby_full", {"max": game.rules.max_players}), game_id=game.id
-            )
-        game.seats.append(user.id)
-        await uow.games.save(game)
-        await uow.outbox.add(lobby_notice(game))
+        if game is not None and user.id in game.seats and game.status is GameStatus.LOBBY:
+            return await answer(uow, "already_joined", game)
+        if (refusal := _lobby_refusal(game)) is not None:
+            return await answer(uow, refusal[0], game, **refusal[1])
+        assert game is not None
+        await _take_seat(uow, game, user.id)
         await uow.commit()
         return Outcome(reply=Reply("joined"), game_id=game.id, changed=True)
 
@@ -151,20 +170,13 @@ async def add_computer(
         if not await fresh(uow, update_id):
             return Outcome()
         game = await uow.games.get(game_id, lock=True)
-        if game is None or game.status is not GameStatus.LOBBY:
-            await uow.commit()
-            return refused("lobby_closed")
-        if len(game.seats) >= game.rules.max_players:
-            await uow.commit()
-            return Outcome(
-                reply=Reply("lobby_full", {"max": game.rules.max_players}), game_id=game.id
-            )
+        if (refusal := _lobby_refusal(game)) is not None:
+            return await answer(uow, refusal[0], game, **refusal[1])
+        assert game is not None
         used = {-p for p in game.seats if is_computer(p)}
         index = next(i for i in range(1, 100) if i not in used)
         robot = await uow.players.upsert(computer_player(index))
-        game.seats.append(robot.id)
-        await uow.games.save(game)
-        await uow.outbox.add(lobby_notice(game))
+        await _take_seat(uow, game, robot.id)
         await uow.commit()
         return Outcome(
             reply=Reply("computer_added", {"name": robot.display_name}),
@@ -175,16 +187,13 @@ async def add_computer(
 
 async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = None) -> Outcome:
     """Leave the chat's lobby, or resign from its running game."""
-    from cuckoo_bot.app.play import resign_in
-
     now = deps.clock.now()
     async with deps.uow() as uow:
         if not await fresh(uow, update_id):
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None or user.id not in game.seats:
-            await uow.commit()
-            return refused("not_in_game")
+            return await answer(uow, "not_in_game", game)
         if game.status is GameStatus.RUNNING:
             outcome = await resign_in(uow, deps, game, user.id, now)
             await uow.commit()
@@ -209,22 +218,14 @@ async def start(
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
-            await uow.commit()
-            return refused("no_lobby")
+            return await answer(uow, "no_lobby")
         if game.status is not GameStatus.LOBBY:
-            await uow.commit()
-            return Outcome(reply=Reply("already_running"), game_id=game.id)
+            return await answer(uow, "already_running", game)
         if not _may_manage(game, user, is_admin):
-            await uow.commit()
-            return Outcome(reply=Reply("creator_or_admin_only"), game_id=game.id)
+            return await answer(uow, "creator_or_admin_only", game)
         if len(game.seats) < game.rules.min_players:
-            await uow.commit()
-            return Outcome(
-                reply=Reply(
-                    "need_players", {"min": game.rules.min_players, "have": len(game.seats)}
-                ),
-                game_id=game.id,
-            )
+            minimum, have = game.rules.min_players, len(game.seats)
+            return await answer(uow, "need_players", game, min=minimum, have=have)
         await _begin(uow, deps, game, now)
         await uow.commit()
         return Outcome(
@@ -259,16 +260,11 @@ async def cancel(
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
-            await uow.commit()
-            return refused("no_game")
+            return await answer(uow, "no_game")
         if user is not None and not _may_manage(game, user, is_admin):
-            await uow.commit()
-            return Outcome(reply=Reply("creator_or_admin_only"), game_id=game.id)
+            return await answer(uow, "creator_or_admin_only", game)
         was_running = game.status is GameStatus.RUNNING
-        game.status = GameStatus.CANCELLED
-        game.cancel_reason = reason
-        game.finished_at = now
-        game.deadline = None
+        close(game, reason, now)
         await uow.games.save(game)
         if user is not None:  # a removed bot cannot post anything to the group
             if was_running and game.state is not None:
@@ -285,10 +281,7 @@ async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime)
     if len(game.seats) >= game.rules.min_players:
         await _begin(uow, deps, game, now)
         return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
-    game.status = GameStatus.CANCELLED
-    game.cancel_reason = "expired"
-    game.finished_at = now
-    game.deadline = None
+    close(game, "expired", now)
     await uow.games.save(game)
     await uow.outbox.add(lobby_notice(game))
     return Outcome(game_id=game.id, changed=True)

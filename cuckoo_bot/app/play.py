@@ -7,10 +7,9 @@ from datetime import datetime
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import Notices, advance, step
 from cuckoo_bot.app.lobby import fresh, lobby_deadline
-from cuckoo_bot.app.model import Game, GameStatus
-from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.app.model import GameStatus
 from cuckoo_bot.app.results import Outcome, Reply, refused
-from cuckoo_bot.domain.actions import Cut, Keep, PlayerId, Resign, Swap, Timeout, TurnAction
+from cuckoo_bot.domain.actions import Cut, Keep, PlayerId, Swap, Timeout, TurnAction
 from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.state import Phase
 
@@ -80,20 +79,6 @@ async def deadlines(deps: Deps) -> list[tuple[int, datetime]]:
     """Every open game's deadline, to re-arm timers at start-up."""
     async with deps.uow() as uow:
         return await uow.games.with_deadlines()
-
-
-async def resign_in(
-    uow: UnitOfWork, deps: Deps, game: Game, player: PlayerId, now: datetime
-) -> Outcome:
-    """``player`` leaves the running ``game`` (already locked): out at once, the deal is redealt."""
-    notices = Notices(game)
-    try:
-        step(game, Resign(player), now, notices, actor=player)
-    except RuleError as error:
-        return Outcome(reply=Reply(error.code), game_id=game.id)
-    await advance(uow, deps, game, notices, now)
-    await uow.games.save(game)
-    return Outcome(reply=Reply("resigned"), game_id=game.id, changed=True, deadline=game.deadline)
 
 
 async def show_card(deps: Deps, game_id: int, player: PlayerId) -> Outcome:

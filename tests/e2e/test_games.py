@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from cuckoo_bot.demo import TableDriver, choose, rank_of
+from cuckoo_bot.demo import TableDriver, play_out, rank_of
 from cuckoo_bot.fakeapi import FakeBotApi
 
 from .conftest import BOT_USERNAME, GROUP, BotProcess, settle
@@ -103,14 +103,7 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
         r"(10|[2-9AJQK])[♣♦♥♠]", first.message.text.split("\n", 2)[2].replace("K", "")
     )
 
-    last = None
-    while True:
-        prompt = await table.next_prompt(after=last, wait=15)
-        if prompt is None:
-            break
-        kind = choose(table.card_of(prompt.actor), prompt.data("c") is not None, 4)
-        last = prompt.data("k")
-        await table.press(prompt.actor, prompt.message, prompt.data(kind) or prompt.data("k"))
+    await play_out(table, [ANN, BEN, CAT, DON], table_size=4)
     await settle(fake)
     over = [m for m in fake.messages(GROUP) if "won" in (m.text or "")]
     assert len(over) == 1, fake.transcript(GROUP)
@@ -201,10 +194,7 @@ async def test_leaderboard_after_a_game(
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
     await start(table, ANN)
-    last = None
-    while (prompt := await table.next_prompt(after=last, wait=15)) is not None:
-        last = prompt.data("k")
-        await table.press(prompt.actor, prompt.message, last)  # type: ignore[arg-type]
+    await play_out(table, [ANN, BEN, CAT], table_size=3)
     await table.say(BEN, "/leaderboard")
     board = await fake.wait_for_message(GROUP, contains="League table")
     text = board.text or ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.demo import TableDriver, play_out
 from cuckoo_bot.fakeapi import FakeBotApi
 
 from .conftest import GROUP, BotProcess, settle
@@ -15,14 +15,6 @@ pytestmark = pytest.mark.slow
 
 BASIC_GROUP = -5001
 SUPERGROUP = -1005001
-
-
-async def play_to_the_end(table: TableDriver) -> None:
-    last = None
-    while (prompt := await table.next_prompt(after=last, wait=15)) is not None:
-        last = prompt.data("k")
-        assert last is not None
-        await table.press(prompt.actor, prompt.message, last)
 
 
 async def test_flood_control_is_waited_out_and_nothing_is_lost(
@@ -57,7 +49,7 @@ async def test_a_group_upgraded_to_a_supergroup_mid_game_keeps_its_game_and_leag
     moved = await new.next_prompt(wait=15)
     assert moved is not None and moved.message.chat_id == SUPERGROUP
     assert moved.data("k") == prompt.data("k") and moved.actor == prompt.actor
-    await play_to_the_end(new)
+    await play_out(new, [ANN, BEN, CAT], table_size=3)
     assert new.game_over()
     await new.say(ANN, "/leaderboard")
     board = await fake.wait_for_message(SUPERGROUP, contains="League table")
@@ -106,7 +98,7 @@ async def test_a_player_who_blocks_the_bot_mid_game_does_not_stop_the_game(
     await open_lobby(fake, table, (ANN, BEN, CAT))
     fake.block_bot(CAT)
     await start(table, ANN)
-    await play_to_the_end(table)
+    await play_out(table, [ANN, BEN, CAT], table_size=3)
     assert table.game_over()
     assert any(c.status == 403 for c in fake.calls("sendMessage"))
 
