@@ -49,7 +49,9 @@ def build(
     clock = clock or SystemClock()
     deps = Deps(
         uow=sql_uow_factory(engine),
-        rng=rng or secrets.SystemRandom(),  # a CSPRNG deals the cards in production
+        # A CSPRNG deals the cards in production; a seed only for replayable tests and demos.
+        rng=rng
+        or (random.Random(settings.seed) if settings.seed is not None else secrets.SystemRandom()),
         clock=clock,
         turn_timeout=settings.turn_timeout,
         lobby_timeout=settings.lobby_timeout,

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     lobby_timeout: float = Field(default=600.0, gt=0, le=86_400)
     # Telegram lets a bot post about 20 messages a minute to one group; edits count too.
     group_rate: int = Field(default=20, ge=1, le=100_000)
+    # Seeds the shuffle so a game can be replayed (tests, demos). Unset in production, where
+    # the cards come from the operating system's CSPRNG.
+    seed: int | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
 
     @field_validator("log_level", mode="before")

@@ -109,9 +109,15 @@ class TableDriver:
         self.fake.user_sends(user_id, self.group_id if chat_id is None else chat_id, text)
 
     def game_over(self) -> bool:
-        return any(
-            msg.from_bot and "🏆" in (msg.text or "") for msg in self.fake.messages(self.group_id)
-        )
+        """The latest game in the group has ended: a winner's message after its last round."""
+        last_round = last_trophy = 0
+        for msg in self.fake.messages(self.group_id, include_deleted=False):
+            text = msg.text or ""
+            if msg.from_bot and text.startswith("🃏") and "·" in text.split("\n", 1)[0]:
+                last_round = msg.message_id
+            elif msg.from_bot and text.startswith("🏆"):
+                last_trophy = msg.message_id
+        return last_trophy > last_round > 0
 
 
 def choose(card: str | None, dealer: bool, table_size: int) -> str:

@@ -135,9 +135,9 @@ async def bot_removed(deps: Deps, chat_id: int) -> Outcome:
     return await cancel(deps, chat_id, None, is_admin=True, reason="bot_removed")
 
 
-async def bot_added(deps: Deps, chat: Chat, by: Player | None) -> None:
+async def bot_added(deps: Deps, chat: Chat) -> None:
     async with deps.uow() as uow:
-        stored = await ensure_chat(uow, chat, founder=by)
+        stored = await ensure_chat(uow, chat)
         if not stored.active:
             stored.active = True
             await uow.chats.save(stored)

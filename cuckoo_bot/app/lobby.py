@@ -61,15 +61,19 @@ async def fresh(uow: UnitOfWork, update_id: int | None) -> bool:
 
 
 async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None) -> Chat:
-    """The stored chat; made on first sight, in the founder's language if the bot speaks it."""
+    """The stored chat, made on first sight. ``founder`` opens a lobby: while the group has no
+    language yet, it takes the founder's (when the bot speaks it)."""
     stored = await uow.chats.get(chat.id, lock=True)
     if stored is None:
-        if chat.language is None and founder is not None:
-            chat.language = supported_language(founder.language)
         await uow.chats.add(chat)
-        return chat
+        stored = chat
+    changed = False
     if chat.title and stored.title != chat.title:
-        stored.title = chat.title
+        stored.title, changed = chat.title, True
+    if stored.language is None and founder is not None:
+        stored.language = supported_language(founder.language)
+        changed = stored.language is not None
+    if changed:
         await uow.chats.save(stored)
     return stored
 

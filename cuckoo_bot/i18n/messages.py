@@ -38,8 +38,8 @@ MESSAGES: dict[str, str] = {
         " the dealer acts last. Everyone has exactly one turn.\n"
         "• On your turn, keep your card or ask the next player to swap. They must accept unless"
         " they hold a King: they show it and both keep their cards. A blocked swap is not"
-        " redirected. A card you were handed can be passed on in your own turn. Queens and Jacks"
-        " have no powers.\n"
+        " redirected. A card you were handed can be passed on in your own turn. Asking with a King"
+        " in hand is allowed, just unwise. Queens and Jacks have no powers.\n"
         "• The dealer keeps, or cuts a card from the deck. If it is not a King it becomes the"
         " dealer's card; if it is a King the cut is blocked, the dealer keeps the original card"
         " and the King is set aside.\n"
@@ -56,7 +56,7 @@ MESSAGES: dict[str, str] = {
     "rules_fast": " and lose a life at the reveal",
     "rules_house_default": "none, the classic game.",
     "rules_no_block": "Kings do not block",
-    "rules_double_cut": "the dealer may cut twice",
+    "rules_double_cut": "the dealer may cut a second time (a King on either cut keeps the card held before it)",
     "rules_fast_turns": "fast turns",
     "rules_lives": "{lives} lives",
     "rules_max_players": "up to {max_players} players",
@@ -91,7 +91,6 @@ MESSAGES: dict[str, str] = {
     "turn_prompt": "👉 {mention}, your turn: keep your card, or swap with {target}? ({seconds} s)",
     "turn_prompt_dealer": "👉 {mention}, you deal: keep your card, or cut one from the deck? ({seconds} s)",
     "turn_prompt_cut_again": "👉 {mention}: cut once more, or keep this card? ({seconds} s)",
-    "table_reveal_below": "All cards are shown below.",
     "table_cancelled": "The game was cancelled.",
     "table_gathered": "The cards were gathered.",
     "btn_keep": "✋ Keep",
@@ -114,7 +113,6 @@ MESSAGES: dict[str, str] = {
     "game_won": "🏆 {name} won the game!",
     "game_won_shared": "🏆 {names} won the game together: a shared victory!",
     "game_abandoned": "The game is over: everyone left stopped playing, so nobody wins.",
-    "game_cancelled": "The game was cancelled.",
     # -- announcements --------------------------------------------------------------------------
     "ann_misdealt": "🔁 The cards are gathered and dealt again; nobody loses a life.",
     "ann_removed_idle": "💤 {name} missed two turns in a row and leaves the game.",

@@ -489,7 +489,7 @@ async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     if status in (ChatMember.LEFT, ChatMember.BANNED):
         await _after(s, await chats.bot_removed(s.deps, change.chat.id))
     elif status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR):
-        await chats.bot_added(s.deps, chat_of(change.chat), player_of(change.from_user))
+        await chats.bot_added(s.deps, chat_of(change.chat))
 
 
 async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

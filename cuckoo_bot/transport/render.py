@@ -425,20 +425,21 @@ class Renderer:
             ],
             [(t(lang, "setting_turn_timeout", value=timeout), f"turn_timeout={next_timeout}")],
         ]
-        keyboard = _keys(
-            [
-                [(label, cb.Callback(cb.SETTING, arg=arg).encode()) for label, arg in row]
-                for row in rows
-            ]
-        )
-        return Rendered(t(lang, "settings_title"), keyboard)
+        keys = [
+            [(label, cb.Callback(cb.SETTING, arg=arg).encode()) for label, arg in row]
+            for row in rows
+        ]
+        keys.append(self._language_row())
+        return Rendered(t(lang, "settings_title"), _keys(keys))
 
-    def languages(self, lang: str) -> Rendered:
-        row = [
+    def _language_row(self) -> list[tuple[str, str]]:
+        return [
             (label, cb.Callback(cb.LANGUAGE, arg=code).encode())
             for code, label in LANGUAGE_NAMES.items()
         ]
-        return Rendered(self.tr.t(lang, "language_prompt"), _keys([row]))
+
+    def languages(self, lang: str) -> Rendered:
+        return Rendered(self.tr.t(lang, "language_prompt"), _keys([self._language_row()]))
 
 
 def group_language(chat: Chat | None, game: Game | None) -> str:

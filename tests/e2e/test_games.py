@@ -48,6 +48,7 @@ async def start(table: TableDriver, by: int) -> None:
     assert lobby is not None
     answer = await table.press(by, lobby, lobby.button_data("Start"))
     assert answer["text"] == "Game on!", answer
+    await table.fake.wait_for_message(table.group_id, contains="Round 1", after=lobby.message_id)
 
 
 REVEAL_LINE = re.compile(r"^(?P<name>.+): (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<low> ⬇️)?$")
@@ -201,3 +202,46 @@ async def test_leaderboard_after_a_game(
     for name in ("Ann", "Ben", "Cat"):
         assert name in text
     assert "This month" in text and "All time" in text
+
+
+async def test_every_kind_of_action_and_outcome_shows_in_the_group(
+    fake: FakeBotApi, make_bot: object, table: TableDriver
+) -> None:
+    """Seeded games until the group has seen each kind: keep, swap, a King's block, a cut, a
+    cut King, a tie for lowest, an elimination and a winner; every reveal checks out."""
+    bot = make_bot(CUCKOO_SEED="7")  # type: ignore[operator]
+    await bot.start()
+    seat_people(fake, started=(ANN, BEN, CAT, DON))
+    for user in (ANN, BEN, CAT, DON):
+        await table.say(user, "/start", chat_id=user)
+    wanted = {
+        "keep": "✋",
+        "swap": "swapped with",
+        "block": "blocked by",
+        "cut": "cut a card",
+        "cut king": "blocked, the dealer keeps",
+        "out": "is out of the game",
+        "won": "won the game",
+    }
+    seen: set[str] = set()
+    ties = 0
+    for _ in range(8):
+        seen_before = max((m.message_id for m in fake.messages(GROUP)), default=0)
+        await table.say(ANN, "/newgame")
+        lobby = await fake.wait_for_message(GROUP, contains="a new game", after=seen_before)
+        for user in (ANN, BEN, CAT, DON):
+            await table.press(user, lobby, lobby.button_data("Join"))
+        await start(table, ANN)
+        await play_out(table, [ANN, BEN, CAT, DON], table_size=4)
+        await settle(fake)
+        text = "\n".join(m.text or "" for m in fake.messages(GROUP))
+        seen |= {kind for kind, words in wanted.items() if words in text}
+        ties = sum(
+            1
+            for cards in check_reveals(fake)
+            if list(map(rank_of, cards.values())).count(min(map(rank_of, cards.values()))) > 1
+        )
+        if seen == set(wanted) and ties:
+            break
+    assert seen == set(wanted), set(wanted) - seen
+    assert ties > 0

@@ -112,3 +112,24 @@ async def test_killed_at_random_points_the_game_resumes_and_matches_its_log(
         assert losses[seat.player] == game.rules.lives - seat.lives
     # Everyone saw the end in the group.
     assert sum("won" in (m.text or "") for m in fake.messages(GROUP)) >= 1
+
+
+async def test_a_turn_clock_that_ran_out_while_the_bot_was_down_fires_after_the_restart(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver
+) -> None:
+    bot = make_bot(CUCKOO_TURN_TIMEOUT="3")
+    await bot.start()
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    prompt = await table.next_prompt()
+    assert prompt is not None
+    bot.kill()
+    await asyncio.sleep(4)  # the deadline passes while no bot runs
+    assert not any("ran out of time" in (m.text or "") for m in fake.messages(GROUP))
+    await bot.start()
+    await fake.wait_for(
+        lambda: any("ran out of time" in (m.text or "") for m in fake.messages(GROUP)), 15
+    )
+    moved = await table.next_prompt(after=prompt.data("k"))
+    assert moved is not None and moved.actor != prompt.actor
