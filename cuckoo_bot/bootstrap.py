@@ -72,7 +72,9 @@ def build(
 
 
 def _dispose(engine: AsyncEngine) -> Callable[[Any], Coroutine[Any, Any, None]]:
-    async def dispose(_: Any) -> None:
+    async def dispose(application: Any) -> None:
+        # Let messages already on their way finish, then close the database connections.
+        await application.bot_data["services"].courier.drain()
         await engine.dispose()
 
     return dispose

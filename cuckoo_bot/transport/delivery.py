@@ -37,6 +37,24 @@ class Courier:
         self.bot = bot
         self.renderer = renderer
         self._locks: dict[int | None, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._tasks: set[asyncio.Task[int]] = set()
+
+    def schedule(self, game_id: int | None) -> None:
+        """Flush in the background: a handler answers at once, and a group held back by
+        Telegram's rate limit does not hold up the updates of other groups."""
+        task = asyncio.get_running_loop().create_task(self.flush(game_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[int]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("delivery failed; the sweeper retries", exc_info=task.exception())
+
+    async def drain(self) -> None:
+        """Wait for the background flushes (at shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def flush(self, game_id: int | None = None) -> int:
         """Send what is pending for one game, or for all; returns how many were handled."""

@@ -104,7 +104,7 @@ async def _after(s: Services, outcome: Outcome) -> None:
     if outcome.game_id is not None and outcome.deadline is not None:
         s.timers.arm(outcome.game_id, outcome.deadline)
     if outcome.changed:
-        await s.courier.flush(outcome.game_id)
+        s.courier.schedule(outcome.game_id)
 
 
 async def _reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
