@@ -54,11 +54,15 @@ async def chat_settings(deps: Deps, chat: Chat) -> Chat:
     return stored
 
 
-async def set_language(deps: Deps, chat: Chat, language: str) -> Outcome:
+async def set_language(
+    deps: Deps, chat: Chat, language: str, update_id: int | None = None
+) -> Outcome:
     code = supported_language(language)
     if code is None:
         return refused("unknown_language", language=language)
     async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
         stored = await ensure_chat(uow, chat)
         stored.language = code
         await uow.chats.save(stored)
@@ -81,9 +85,14 @@ async def set_player_language(deps: Deps, user: Player, language: str) -> Outcom
     return Outcome(reply=Reply("language_set", {"language": code}))
 
 
-async def change_setting(deps: Deps, chat: Chat, name: str, value: Any) -> Outcome:
-    """An admin changes one house rule (or the turn timeout); takes effect from the next lobby."""
+async def change_setting(
+    deps: Deps, chat: Chat, name: str, value: Any, update_id: int | None = None
+) -> Outcome:
+    """An admin changes one house rule (or the turn timeout); takes effect from the next lobby.
+    A redelivered tap changes nothing (it would flip a toggle back)."""
     async with deps.uow() as uow:
+        if not await fresh(uow, update_id):
+            return Outcome()
         stored = await ensure_chat(uow, chat)
         try:
             if name == "turn_timeout":

@@ -137,7 +137,10 @@ def step(
     if before.phase is Phase.TURNS:
         notices.table(before)  # keep the table's place ahead of this step's reveal
     _note(game.state, events, notices)
-    notices.table(game.state, gathered=any(isinstance(e, Misdealt) for e in events))
+    revealed = any(isinstance(e, Revealed) for e in events)
+    # A round that ends without a reveal (a misdeal, or the last opponent left) was gathered.
+    gathered = before.phase is Phase.TURNS and game.state.phase is not Phase.TURNS and not revealed
+    notices.table(game.state, gathered=gathered)
     return events
 
 
@@ -160,7 +163,10 @@ def _note(state: GameState, events: tuple[Event, ...], notices: Notices) -> None
             )
         elif isinstance(event, CardCut):
             notices.card(event.dealer, round_no, {"card": event.new_card.code, "why": "cut"})
-        elif isinstance(event, Revealed | LifeLost | PlayerEliminated):
+        elif isinstance(event, Revealed | LifeLost) or (
+            isinstance(event, PlayerEliminated) and any(isinstance(e, Revealed) for e in events)
+        ):
+            # A player out for leaving or idling is announced by PlayerRemoved instead.
             notices.reveal(state, round_no, event)
         elif isinstance(event, Misdealt | PlayerRemoved | SuddenDeathStarted | SuddenDeathDrawn):
             key = ("announce", round_no, codec.event_name(event), repr(event))

@@ -72,7 +72,7 @@ async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None
         stored.title, changed = chat.title, True
     if stored.language is None and founder is not None:
         stored.language = supported_language(founder.language)
-        changed = stored.language is not None
+        changed = changed or stored.language is not None
     if changed:
         await uow.chats.save(stored)
     return stored

@@ -80,7 +80,7 @@ async def pending_deliveries(
             chat_id = game.chat_id if game else notice.chat_id
             if chat_id not in chats:
                 chats[chat_id] = await uow.chats.get(chat_id)
-            ids = set(game.seats) if game else set()
+            ids = {*game.seats, game.creator_id} if game else set()
             if notice.chat_id > 0:
                 ids.add(notice.chat_id)
             players = await uow.players.get_many(sorted(ids))

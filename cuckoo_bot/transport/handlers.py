@@ -76,9 +76,9 @@ async def _language(s: Services, update: Update) -> str:
     chat = update.effective_chat
     user = update.effective_user
     if chat is not None and chat.type in GROUP_TYPES:
+        # A group speaks one language: its own, or English until a lobby or /language sets it.
         stored = await chats.chat_settings(s.deps, chat_of(chat))
-        if stored.language:
-            return stored.language
+        return stored.language or "en"
     if user is not None:
         async with s.deps.uow() as uow:
             player = await uow.players.get(user.id)
@@ -377,7 +377,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         data = cb.decode(query.data)
     except cb.BadCallback:
-        await query.answer(s.renderer.reply(lang, Reply("unknown_button")))
+        await query.answer(s.renderer.popup(lang, Reply("unknown_button")))
         return
     outcome: Outcome
     if data.kind in cb.MOVES:
@@ -390,7 +390,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if not await _reachable(context, s, user, lang):
             await chats.set_reachable(s.deps, user, False)
             await query.answer(
-                s.renderer.reply(lang, Reply("need_private")),
+                s.renderer.popup(lang, Reply("need_private")),
                 url=s.deep_link(chats.join_payload(data.game)),
             )
             return
@@ -415,9 +415,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     else:
         outcome = Outcome(reply=Reply("unknown_button"))
     reply = outcome.reply
-    text = s.renderer.reply(lang, reply, await _players_named(s, reply)) if reply else None
+    text = s.renderer.popup(lang, reply, await _players_named(s, reply)) if reply else None
     try:
-        await query.answer(text[:200] if text else None, show_alert=bool(reply and reply.alert))
+        await query.answer(text, show_alert=bool(reply and reply.alert))
     except TelegramError as exc:  # an answer after Telegram's deadline: the move still counts
         log.info("callback answer failed: %s", exc)
     await _after(s, outcome)
@@ -453,7 +453,7 @@ async def _setting(
         value = int(raw)
     elif name in ("kings_block", "double_cut", "fast_turns"):
         value = raw == "1"
-    outcome = await chats.change_setting(s.deps, chat_of(chat), name, value)
+    outcome = await chats.change_setting(s.deps, chat_of(chat), name, value, update.update_id)
     stored = await chats.chat_settings(s.deps, chat_of(chat))
     rendered = s.renderer.settings(lang, stored, s.deps.turn_timeout)
     if query.message is not None:
@@ -473,7 +473,7 @@ async def _language_button(
     if chat.type in GROUP_TYPES:
         if not await _is_admin(context, chat.id, user.id):
             return Outcome(reply=Reply("not_admin"))
-        return await chats.set_language(s.deps, chat_of(chat), code)
+        return await chats.set_language(s.deps, chat_of(chat), code, update.update_id)
     return await chats.set_player_language(s.deps, player_of(user), code)
 
 
@@ -527,7 +527,8 @@ def install(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ("start", cmd_start),
         ("stats", cmd_stats),
     ):
-        application.add_handler(CommandHandler(name, callback))
+        # Edited messages are not commands again: an edited old /leave must not resign twice.
+        application.add_handler(CommandHandler(name, callback, filters.UpdateType.MESSAGE))
     application.add_handler(CallbackQueryHandler(on_button))
     application.add_handler(ChatMemberHandler(on_my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,8 @@ from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 
 MAX_TEXT = 4096
+MAX_POPUP = 200
+_TAG = re.compile(r"<[^>]+>")
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
@@ -322,6 +325,11 @@ class Renderer:
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")
         return self.tr.t(lang, f"reply_{reply.code}", **params)
+
+    def popup(self, lang: str, reply: Reply, players: dict[int, Player] | None = None) -> str:
+        """The answer as a button-press popup: plain text (no HTML there), at most 200 chars."""
+        text = html.unescape(_TAG.sub("", self.reply(lang, reply, players)))
+        return text if len(text) <= MAX_POPUP else text[: MAX_POPUP - 1] + "…"
 
     def rules(self, lang: str, rules: HouseRules, timeout: float) -> str:
         t = self.tr.t

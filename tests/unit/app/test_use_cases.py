@@ -238,3 +238,27 @@ async def test_leaderboard_lists_players_by_rating(deps: Deps, world: World, gro
     assert league.rows[0].player.id in winner
     ratings = [row.standing.rating for row in league.rows]
     assert ratings == sorted(ratings, reverse=True)
+
+
+async def test_a_player_idle_two_turns_running_leaves_at_the_next_deal_and_play_goes_on(
+    deps: Deps, world: World, group: Chat, clock: FakeClock
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO, DAN])
+    for _ in range(100):
+        game = the_game(world, game_id)
+        if game.state.lives(ANN.id) == 0 or game.status is not GameStatus.RUNNING:
+            break
+        if game.state.actor == ANN.id:
+            clock.advance(91)
+            await play.expire(deps, game_id)
+        else:
+            await play.act(deps, game_id, game.state.actor, "keep", game.state.turn)
+    game = the_game(world, game_id)
+    assert game.state.lives(ANN.id) == 0 and game.status is GameStatus.RUNNING
+    announced = [n.payload["event"] for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE]
+    assert ["PlayerRemoved", {"player": ANN.id, "reason": "idle"}] in announced
+    # The new round's table still carries the prompt and its keys.
+    table = [n for n in world.outbox.values() if n.kind is NoticeKind.TABLE][-1]
+    assert table.payload["round"] == game.state.round.number
+    assert table.payload["actor"] == game.state.actor and table.payload["options"]
+    assert not table.payload.get("reveal")
