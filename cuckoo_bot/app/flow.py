@@ -77,10 +77,11 @@ class Notices:
             self._put(("table", state.round.number), NoticeKind.TABLE, self._game.chat_id, view)
 
     def card(self, player: PlayerId, round_no: int, payload: dict[str, Any]) -> None:
+        """Each change of a player's card is its own private message, in order: the card
+        dealt, then what a swap or a cut made of it."""
         if not is_computer(player):
-            self._put(
-                ("card", player, round_no), NoticeKind.CARD, player, {"round": round_no, **payload}
-            )
+            key = ("card", player, round_no, len(self._items))
+            self._put(key, NoticeKind.CARD, player, {"round": round_no, **payload})
 
     def group(self, key: tuple[Any, ...], kind: NoticeKind, payload: dict[str, Any]) -> None:
         self._put(key, kind, self._game.chat_id, payload)

@@ -83,6 +83,7 @@ MESSAGES: dict[str, str] = {
     "table_title": "🃏 <b>Round {round}</b> · dealer: {dealer}",
     "act_keep": "✋ {name} kept.",
     "act_dealer_keep": "✋ {name} kept (no cut).",
+    "act_dealer_stands": "✋ {name} keeps the card they cut.",
     "act_timeout": "⏱ {name} ran out of time and kept.",
     "act_swap": "🔄 {name} swapped with {target}.",
     "act_blocked": "👑 {name} asked {target} to swap: blocked by {target}'s {king}!",
@@ -99,6 +100,7 @@ MESSAGES: dict[str, str] = {
     "btn_my_card": "🂠 My card",
     # -- private cards --------------------------------------------------------------------------
     "card_dealt": "🃏 {chat}, round {round}: your card is <b>{card}</b>.",
+    "card_where": "{chat}, round {round}:",
     "card_swap_asked": "🔄 You swapped with {other}: your card is now <b>{card}</b>.",
     "card_swap_forced": "🔄 {other} swapped with you: your card is now <b>{card}</b>.",
     "card_cut": "✂️ You cut the deck: your card is now <b>{card}</b>.",

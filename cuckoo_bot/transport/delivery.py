@@ -7,7 +7,15 @@ import logging
 from collections import defaultdict
 
 from telegram import Bot, Message
-from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 
 from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.deps import Deps
@@ -126,12 +134,30 @@ class Courier:
             return
         if game is not None and kind is NoticeKind.TABLE:
             round_no = int(notice.payload["round"])
-            if game.table_round == round_no and game.table_message_id:
-                await self._edit_or_send(d, rendered, game.table_message_id, "table", round_no)
+            old = game.table_message_id if game.table_round == round_no else None
+            if old and notice.payload.get("actor") is None:
+                await self._edit_or_send(d, rendered, old, "table", round_no)
                 return
+            # A new turn is a new message: Telegram notifies a mention only when it is sent,
+            # never when it is edited in. The round's previous message goes, so the group
+            # still shows one table per round.
             await self._post(d, rendered, "table", round_no)
+            if old:
+                await self._retract(notice.chat_id, old)
             return
         await self._post(d, rendered, "lobby" if kind is NoticeKind.LOBBY else None, None)
+
+    async def _retract(self, chat_id: int, message_id: int) -> None:
+        """Delete a superseded table message; if Telegram refuses, at least drop its keys."""
+        try:
+            await self.bot.delete_message(chat_id=chat_id, message_id=message_id)
+        except TelegramError:
+            try:
+                await self.bot.edit_message_reply_markup(
+                    chat_id=chat_id, message_id=message_id, reply_markup=None
+                )
+            except TelegramError as exc:
+                log.info("old table message %s left as it was: %s", message_id, exc)
 
     async def _edit_or_send(
         self, d: Delivery, rendered: Rendered, message_id: int, slot: str, round_no: int | None

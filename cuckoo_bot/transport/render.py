@@ -32,9 +32,15 @@ def card_label(code: str) -> str:
     return f"{card.rank_code}{SUITS[card.suit.value]}"
 
 
+NAME_LIMIT = 32  # Telegram allows 64 + 64 characters; a table of 20 needs shorter names
+
+
 def name_of(players: dict[int, Player], player_id: int) -> str:
     player = players.get(player_id)
-    return html.escape(player.display_name if player else "?")
+    name = player.display_name if player else "?"
+    if len(name) > NAME_LIMIT:
+        name = name[: NAME_LIMIT - 1] + "…"
+    return html.escape(name)
 
 
 def mention(players: dict[int, Player], player_id: int) -> str:
@@ -46,12 +52,33 @@ def hearts(lives: int) -> str:
     return "❤️" * lives if lives > 0 else "💀"
 
 
+def utf16_len(text: str) -> int:
+    """Telegram counts a text's length in UTF-16 code units (an emoji is often two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 def fit(text: str) -> str:
-    """Telegram refuses texts over 4096 characters: trim at a line break, never mid-tag."""
-    if len(text) <= MAX_TEXT:
+    """Telegram refuses texts over 4096 units: trim whole lines off the end, never mid-tag.
+
+    The HTML source is measured, which is never shorter than what Telegram counts.
+    """
+    if utf16_len(text) <= MAX_TEXT:
         return text
-    cut = text.rfind("\n", 0, MAX_TEXT - 2)
-    return text[: cut if cut > 0 else MAX_TEXT - 2] + "\n…"
+    lines = text.split("\n")
+    while lines and utf16_len("\n".join(lines)) > MAX_TEXT - 2:
+        lines.pop()
+    return "\n".join(lines) + "\n…"
+
+
+def fit_middle(head: list[str], middle: list[str], tail: list[str]) -> str:
+    """Join the parts; if too long for Telegram, drop the oldest lines of ``middle`` first, so
+    the prompt or the reveal at the end always shows."""
+    middle = list(middle)
+    text = "\n".join([*head, *middle, *tail])
+    while middle and utf16_len(text) > MAX_TEXT:
+        middle = middle[1:] if middle[0] == "…" else ["…", *middle[2:]]
+        text = "\n".join([*head, *middle, *tail])
+    return fit(text)
 
 
 @dataclass(frozen=True)
@@ -148,8 +175,8 @@ class Renderer:
         )
         lines.append("")
         dealer = p["dealer"]
-        for act in p["acts"]:
-            lines.append(self._act(lang, act, players, dealer))
+        head, lines = lines, []
+        acts = self._acts(lang, p["acts"], players, dealer)
         keyboard = None
         actor = p.get("actor")
         if p.get("closed"):
@@ -197,14 +224,32 @@ class Renderer:
             keyboard = _keys(
                 [row, [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]]
             )
-        return Rendered(fit("\n".join(lines)), keyboard)
+        return Rendered(fit_middle(head, acts, lines), keyboard)
 
-    def _act(self, lang: str, act: dict[str, Any], players: dict[int, Player], dealer: int) -> str:
+    def _acts(
+        self, lang: str, acts: list[dict[str, Any]], players: dict[int, Player], dealer: int
+    ) -> list[str]:
+        lines, cut = [], False
+        for act in acts:
+            lines.append(self._act(lang, act, players, dealer, after_cut=cut))
+            cut = cut or act["kind"] in ("cut", "cut_blocked")
+        return lines
+
+    def _act(
+        self,
+        lang: str,
+        act: dict[str, Any],
+        players: dict[int, Player],
+        dealer: int,
+        after_cut: bool = False,
+    ) -> str:
         t = self.tr.t
         name = name_of(players, act["player"])
         kind = act["kind"]
         if kind == "keep":
-            return t(lang, "act_dealer_keep" if act["player"] == dealer else "act_keep", name=name)
+            if act["player"] == dealer:
+                return t(lang, "act_dealer_stands" if after_cut else "act_dealer_keep", name=name)
+            return t(lang, "act_keep", name=name)
         if kind == "timeout":
             return t(lang, "act_timeout", name=name)
         if kind == "swap":
@@ -225,11 +270,12 @@ class Renderer:
         p = d.notice.payload
         card = card_label(p["card"])
         why = p["why"]
+        title = html.escape(d.chat.title) if d.chat and d.chat.title else "Cuckoo"
         if why == "dealt":
-            title = html.escape(d.chat.title) if d.chat and d.chat.title else "Cuckoo"
             return Rendered(self.tr.t(lang, "card_dealt", chat=title, round=p["round"], card=card))
         other = name_of(d.players, p["with"]) if "with" in p else ""
-        return Rendered(self.tr.t(lang, f"card_{why}", card=card, other=other))
+        where = self.tr.t(lang, "card_where", chat=title, round=p["round"])
+        return Rendered(f"{where}\n" + self.tr.t(lang, f"card_{why}", card=card, other=other))
 
     def _reveal(
         self, lang: str, round_no: int, reveal: dict[str, Any], players: dict[int, Player]

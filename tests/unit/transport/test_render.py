@@ -176,3 +176,44 @@ def test_callback_data_is_small_versioned_and_round_trips() -> None:
     for bad in ("", "0:k:1:1:1", "1:k:x:1:1", "1:zz:1", "1:k:1:1"):
         with pytest.raises(cb.BadCallback):
             cb.decode(bad)
+
+
+async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_limit() -> None:
+    world = World()
+    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=random.Random(2), clock=FakeClock())
+    group = Chat(id=-100556, title="Big table", rules=HouseRules(max_players=20))
+    people = [
+        Player(
+            id=i,
+            first_name=f"Maximiliana-Bartholomea {i:02d}",
+            last_name="von Langenachname 🦜",
+            can_dm=True,
+        )
+        for i in range(1, 21)
+    ]
+    opened = await lobby.open_lobby(deps, group, people[0], thread_id=None)
+    assert opened.game_id is not None
+    for person in people:
+        await lobby.join(deps, opened.game_id, person)
+    await lobby.start(deps, group.id, people[0], is_admin=False)
+    while True:
+        game = world.games[opened.game_id]
+        assert game.state is not None
+        if game.state.rounds_dealt > 1 or game.status is not GameStatus.RUNNING:
+            break
+        assert game.state.round is not None
+        move = "keep" if game.state.round.actor_is_dealer else "swap"
+        await play.act(deps, game.id, game.state.actor, move, game.state.turn)
+    revealed = [
+        d
+        for d in await queries.pending_deliveries(deps, limit=10_000)
+        if d.notice.payload.get("reveal")
+    ]
+    assert revealed
+    for lang in LANGS:
+        text = renderer.notice(revealed[0], lang).text
+        shown = plain(text)
+        assert len(shown.encode("utf-16-le")) // 2 <= 4096
+        reveal = shown.split("\n\n🂡", 1)[1]
+        assert len(CARD.findall(reveal)) == 20  # every card of the reveal is there
+        assert "💔" in reveal
