@@ -29,9 +29,22 @@ async def private_start(
             return Outcome()
         await uow.players.upsert(replace(user, can_dm=True))
         await uow.commit()
-    if payload.startswith(JOIN_PAYLOAD) and payload[len(JOIN_PAYLOAD) :].isdigit():
-        return await join(deps, int(payload[len(JOIN_PAYLOAD) :]), user)
+    game_id = join_link_game(payload)
+    if game_id is not None:
+        return await join(deps, game_id, user)
     return Outcome(reply=Reply("welcome"))
+
+
+def join_link_game(payload: str) -> int | None:
+    """The game a ``/start join_<id>`` link names, if the payload is one."""
+    rest = payload[len(JOIN_PAYLOAD) :] if payload.startswith(JOIN_PAYLOAD) else ""
+    return int(rest) if rest.isdigit() else None
+
+
+async def chat_of_game(deps: Deps, game_id: int) -> int | None:
+    async with deps.uow() as uow:
+        game = await uow.games.get(game_id)
+    return game.chat_id if game is not None else None
 
 
 async def set_reachable(deps: Deps, user: Player, reachable: bool) -> None:

@@ -168,8 +168,9 @@ async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = N
 
 
 async def add_computer(
-    deps: Deps, game_id: int, user: Player, update_id: int | None = None
+    deps: Deps, game_id: int, user: Player, is_admin: bool, update_id: int | None = None
 ) -> Outcome:
+    """The lobby's creator or an admin seats a computer player."""
     async with deps.uow() as uow:
         if not await fresh(uow, update_id):
             return Outcome()
@@ -177,6 +178,8 @@ async def add_computer(
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None
+        if not _may_manage(game, user, is_admin):
+            return await answer(uow, "creator_or_admin_only", game)
         used = {-p for p in game.seats if is_computer(p)}
         index = next(i for i in range(1, 100) if i not in used)
         robot = await uow.players.upsert(computer_player(index))
@@ -281,8 +284,10 @@ async def cancel(
 
 
 async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Outcome:
-    """A lobby's time is up: start it with enough players, else let it expire."""
-    if len(game.seats) >= game.rules.min_players:
+    """A lobby's time is up: start it with enough players (one of them a person), else let it
+    expire."""
+    people = [p for p in game.seats if not is_computer(p)]
+    if len(game.seats) >= game.rules.min_players and people:
         await _begin(uow, deps, game, now)
         return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
     close(game, "expired", now)

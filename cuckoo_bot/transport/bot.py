@@ -64,6 +64,9 @@ def build_application(
             )
         )
         .post_init(_post_init)
+        # Updates are handled side by side: each press is its own transaction on a locked game
+        # row, so a group held back by Telegram's rate limit never stalls the others.
+        .concurrent_updates(32)
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
@@ -102,7 +105,7 @@ async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> 
     for game_id, deadline in await play.deadlines(services.deps):
         services.timers.arm(game_id, deadline)
     services.timers.start()
-    await services.courier.flush()
+    services.courier.schedule(None)  # leftovers go out in the background, polling starts now
 
 
 async def _register_commands(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from dataclasses import replace
 
 from telegram import Bot, Message
 from telegram.error import (
@@ -116,6 +117,15 @@ class Courier:
             # migration queues the lobby or table anew for the new chat.
             await chats.chat_migrated(self.deps, notice.chat_id, exc.new_chat_id)
             error = f"migrated to {exc.new_chat_id}"
+            if notice.kind not in (NoticeKind.LOBBY, NoticeKind.TABLE):
+                # One-off messages (a winner, an announcement) go to the new chat as they are.
+                await self._post(
+                    replace(d, notice=replace(notice, chat_id=exc.new_chat_id)),
+                    rendered,
+                    None,
+                    None,
+                )
+                error = None
         except BadRequest as exc:
             error = None if _not_modified(exc) else f"bad request: {exc.message}"
             if error:

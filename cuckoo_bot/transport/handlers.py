@@ -122,7 +122,24 @@ async def _players_named(s: Services, reply: Reply) -> dict[int, Player]:
         return await uow.players.get_many([pid])
 
 
-async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+async def _is_member(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status not in (ChatMember.LEFT, ChatMember.BANNED)
+
+
+async def _is_admin(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int, update: Update | None = None
+) -> bool:
+    message = update.effective_message if update is not None else None
+    if (
+        message is not None
+        and message.sender_chat is not None
+        and message.sender_chat.id == chat_id
+    ):
+        return True  # an anonymous admin, posting as the group itself
     try:
         member = await context.bot.get_chat_member(chat_id, user_id)
     except TelegramError:
@@ -201,7 +218,7 @@ async def cmd_startgame(
 ) -> None:
     assert update.effective_chat and update.effective_user
     chat_id, user = update.effective_chat.id, player_of(update.effective_user)
-    admin = await _is_admin(context, chat_id, user.id)
+    admin = await _is_admin(context, chat_id, user.id, update)
     await _reply(update, s, lang, await lobby.start(s.deps, chat_id, user, admin, update.update_id))
 
 
@@ -211,7 +228,7 @@ async def cmd_cancel(
 ) -> None:
     assert update.effective_chat and update.effective_user
     chat_id, user = update.effective_chat.id, player_of(update.effective_user)
-    admin = await _is_admin(context, chat_id, user.id)
+    admin = await _is_admin(context, chat_id, user.id, update)
     await _reply(
         update,
         s,
@@ -246,7 +263,7 @@ async def cmd_settings(
     update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
 ) -> None:
     assert update.effective_chat and update.effective_user
-    if not await _is_admin(context, update.effective_chat.id, update.effective_user.id):
+    if not await _is_admin(context, update.effective_chat.id, update.effective_user.id, update):
         await _say(update, s, lang, s.renderer.reply(lang, Reply("not_admin")))
         return
     chat = await chats.chat_settings(s.deps, chat_of(update.effective_chat))
@@ -288,7 +305,7 @@ async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     if context.args:
         choice = context.args[0]
         if chat.type in GROUP_TYPES:
-            if not await _is_admin(context, chat.id, user.id):
+            if not await _is_admin(context, chat.id, user.id, update):
                 await _say(update, s, lang, s.renderer.reply(lang, Reply("not_admin")))
                 return
             outcome = await chats.set_language(s.deps, chat_of(chat), choice)
@@ -316,6 +333,14 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     payload = context.args[0] if context.args else ""
     player = player_of(user)
+    game_id = chats.join_link_game(payload)
+    if game_id is not None:
+        # A join link works only for members of that game's group: ids are easy to guess.
+        chat_id = await chats.chat_of_game(s.deps, game_id)
+        if chat_id is None or not await _is_member(context, chat_id, user.id):
+            await chats.private_start(s.deps, player, "", update.update_id)
+            await _say(update, s, lang, s.renderer.reply(lang, Reply("not_member")))
+            return
     outcome = await chats.private_start(s.deps, player, payload, update.update_id)
     if outcome.reply is not None and outcome.reply.code == "welcome":
         await _say(update, s, lang, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
@@ -399,7 +424,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat_id = query.message.chat.id if query.message else 0
         outcome = await lobby.leave(s.deps, chat_id, user, update.update_id)
     elif data.kind == cb.COMPUTER:
-        outcome = await lobby.add_computer(s.deps, data.game, user, update.update_id)
+        chat_id = query.message.chat.id if query.message else 0
+        admin = await _is_admin(context, chat_id, user.id)
+        outcome = await lobby.add_computer(s.deps, data.game, user, admin, update.update_id)
     elif data.kind in (cb.START, cb.CANCEL):
         chat_id = query.message.chat.id if query.message else 0
         admin = await _is_admin(context, chat_id, user.id)

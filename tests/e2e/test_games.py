@@ -245,3 +245,21 @@ async def test_every_kind_of_action_and_outcome_shows_in_the_group(
             break
     assert seen == set(wanted), set(wanted) - seen
     assert ties > 0
+
+
+async def test_a_join_link_only_works_for_members_of_the_group(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
+    seat_people(fake, started=(ANN,))
+    fake.add_user(301, "Stranger", language_code="en", started=False)
+    await table.say(ANN, "/start", chat_id=ANN)
+    await table.say(ANN, "/newgame")
+    lobby = await fake.wait_for(table.lobby)
+    answer = await table.press(BEN, lobby, lobby.button_data("Join"))
+    payload = answer["url"].split("start=")[1]
+    await table.say(301, f"/start {payload}", chat_id=301)
+    refused = await fake.wait_for_message(301, contains="not in")
+    assert "group you are not in" in (refused.text or "")
+    await table.say(BEN, f"/start {payload}", chat_id=BEN)
+    await fake.wait_for(lambda: "Ben" in (table.lobby_text() or ""))
+    assert "Stranger" not in (table.lobby_text() or "")

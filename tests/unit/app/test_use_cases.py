@@ -80,7 +80,7 @@ async def test_a_whole_game_with_computer_seats_ends_with_a_winner_and_a_league_
     assert game_id is not None
     await lobby.join(deps, game_id, ANN)
     for _ in range(3):
-        await lobby.add_computer(deps, game_id, ANN)
+        await lobby.add_computer(deps, game_id, ANN, is_admin=False)
     await lobby.start(deps, group.id, ANN, is_admin=False)
     for _ in range(200):
         game = the_game(world, game_id)
@@ -262,3 +262,18 @@ async def test_a_player_idle_two_turns_running_leaves_at_the_next_deal_and_play_
     assert table.payload["round"] == game.state.round.number
     assert table.payload["actor"] == game.state.actor and table.payload["options"]
     assert not table.payload.get("reveal")
+
+
+async def test_only_the_creator_or_an_admin_seats_computers_and_a_lobby_of_computers_never_starts(
+    deps: Deps, world: World, group: Chat, clock: FakeClock
+) -> None:
+    eve = Player(id=21, first_name="Eve")  # never talked to the bot: not seated by herself
+    opened = await lobby.open_lobby(deps, group, eve, thread_id=None)
+    refused = await lobby.add_computer(deps, opened.game_id, BEN, is_admin=False)
+    assert refused.reply.code == "creator_or_admin_only"
+    for _ in range(3):
+        await lobby.add_computer(deps, opened.game_id, CLEO, is_admin=True)
+    clock.advance(601)
+    await play.expire(deps, opened.game_id)
+    game = the_game(world, opened.game_id)
+    assert game.status is GameStatus.CANCELLED and game.cancel_reason == "expired"

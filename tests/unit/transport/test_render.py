@@ -42,7 +42,7 @@ async def played_game(seed: int, rules: HouseRules) -> Deps:
     assert opened.game_id is not None
     for person in people:
         await lobby.join(deps, opened.game_id, person)
-    await lobby.add_computer(deps, opened.game_id, people[0])
+    await lobby.add_computer(deps, opened.game_id, people[0], is_admin=False)
     await lobby.start(deps, group.id, people[0], is_admin=False)
     rng = random.Random(seed)
     for _ in range(500):
