@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from cuckoo_bot.app import chats, lobby, play, queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, NoticeKind, Player
@@ -10,7 +12,7 @@ from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.engine import apply
 
 from .conftest import person
-from .fakes import FakeClock, World
+from .fakes import FakeClock, FakeUnitOfWork, World
 
 ANN, BEN, CLEO, DAN = (person(11, "Ann"), person(12, "Ben"), person(13, "Cleo"), person(14, "Dan"))
 
@@ -277,3 +279,40 @@ async def test_only_the_creator_or_an_admin_seats_computers_and_a_lobby_of_compu
     await play.expire(deps, opened.game_id)
     game = the_game(world, opened.game_id)
     assert game.status is GameStatus.CANCELLED and game.cancel_reason == "expired"
+
+
+class AllFours(random.Random):
+    """Deals every player a 4 each round (the rest of the deck shuffled as usual)."""
+
+    def shuffle(self, x: list, random: object = None) -> None:  # type: ignore[override,type-arg]
+        super().shuffle(x)
+        if len(x) == 52:
+            fours = [c for c in x if c.rank == 4]
+            x[:] = fours + [c for c in x if c.rank != 4]
+
+
+async def test_everyone_out_in_the_same_reveal_share_the_victory_and_the_league_says_so(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    from cuckoo_bot.i18n.translator import Translator
+    from cuckoo_bot.transport.render import Renderer
+
+    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=AllFours(3), clock=clock)
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    for _ in range(20):
+        game = the_game(world, game_id)
+        if game.status is GameStatus.FINISHED:
+            break
+        await play.act(deps, game_id, game.state.actor, "keep", game.state.turn)
+    game = the_game(world, game_id)
+    assert game.state.shared_victory and set(game.state.winners) == {ANN.id, BEN.id, CLEO.id}
+    line = world.standings[(group.id, ALL_TIME, ANN.id)]
+    assert line.shared_wins == 1 and line.wins == 0
+    over = [
+        d
+        for d in await queries.pending_deliveries(deps, limit=1000)
+        if d.notice.kind is NoticeKind.GAME_OVER
+    ]
+    texts = {lang: Renderer(Translator()).notice(over[0], lang).text for lang in ("en", "es", "fr")}
+    assert "won the game together" in texts["en"]
+    assert all(name in text for text in texts.values() for name in ("Ann", "Ben", "Cleo"))
