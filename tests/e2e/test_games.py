@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from cuckoo_bot.demo import TableDriver, play_out, rank_of
+from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
 from cuckoo_bot.fakeapi import FakeBotApi
 
 from .conftest import BOT_USERNAME, GROUP, BotProcess, settle
@@ -49,6 +49,16 @@ async def start(table: TableDriver, by: int) -> None:
     answer = await table.press(by, lobby, lobby.button_data("Start"))
     assert answer["text"] == "Game on!", answer
     await table.fake.wait_for_message(table.group_id, contains="Round 1", after=lobby.message_id)
+
+
+async def first_turn(fake: FakeBotApi, table: TableDriver) -> Prompt:
+    """Ann, Ben and Cat (who all started the bot) sit down; the first turn's prompt."""
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    prompt = await table.next_prompt()
+    assert prompt is not None
+    return prompt
 
 
 REVEAL_LINE = re.compile(r"^(?P<name>.+): (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<low> ⬇️)?$")
@@ -114,11 +124,7 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
 async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
-    seat_people(fake)
-    await open_lobby(fake, table, (ANN, BEN, CAT))
-    await start(table, ANN)
-    prompt = await table.next_prompt()
-    assert prompt is not None
+    prompt = await first_turn(fake, table)
     keep = prompt.data("k")
     assert keep is not None
     stranger = next(u for u in (ANN, BEN, CAT) if u != prompt.actor)
@@ -142,24 +148,18 @@ async def test_a_lapsed_turn_keeps_for_the_player_and_the_group_is_told(
 ) -> None:
     bot = make_bot(CUCKOO_TURN_TIMEOUT="2")  # type: ignore[operator]
     await bot.start()
-    seat_people(fake)
-    await open_lobby(fake, table, (ANN, BEN, CAT))
-    await start(table, ANN)
-    prompt = await table.next_prompt()
-    assert prompt is not None
+    prompt = await first_turn(fake, table)
     await fake.wait_for(
         lambda: any("ran out of time" in (m.text or "") for m in fake.messages(GROUP)), 20
     )
+    moved = await table.next_prompt(after=prompt.data("k"))
+    assert moved is not None and moved.actor != prompt.actor  # the turn passed on
 
 
 async def test_a_player_who_blocked_the_bot_still_sees_their_card_in_a_private_popup(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
-    seat_people(fake)
-    await open_lobby(fake, table, (ANN, BEN, CAT))
-    await start(table, ANN)
-    prompt = await table.next_prompt()
-    assert prompt is not None
+    prompt = await first_turn(fake, table)
     fake.block_bot(BEN)
     mine = await table.press(BEN, prompt.message, prompt.message.button_data("My card"))
     assert mine["show_alert"] is True

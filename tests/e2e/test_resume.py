@@ -23,7 +23,7 @@ from cuckoo_bot.persistence.models import RoundRow
 from cuckoo_bot.persistence.uow import sql_uow_factory
 
 from .conftest import GROUP, BotProcess
-from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start
+from .test_games import ANN, BEN, CAT, DON, first_turn, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
 
@@ -119,11 +119,7 @@ async def test_a_turn_clock_that_ran_out_while_the_bot_was_down_fires_after_the_
 ) -> None:
     bot = make_bot(CUCKOO_TURN_TIMEOUT="3")
     await bot.start()
-    seat_people(fake)
-    await open_lobby(fake, table, (ANN, BEN, CAT))
-    await start(table, ANN)
-    prompt = await table.next_prompt()
-    assert prompt is not None
+    prompt = await first_turn(fake, table)
     bot.kill()
     await asyncio.sleep(4)  # the deadline passes while no bot runs
     assert not any("ran out of time" in (m.text or "") for m in fake.messages(GROUP))
