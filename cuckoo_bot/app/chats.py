@@ -164,9 +164,3 @@ async def bot_added(deps: Deps, chat: Chat) -> None:
             stored.active = True
             await uow.chats.save(stored)
         await uow.commit()
-
-
-async def open_game_status(deps: Deps, chat_id: int) -> GameStatus | None:
-    async with deps.uow() as uow:
-        game = await uow.games.open_in_chat(chat_id)
-    return game.status if game else None

@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.league import season_of
-from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, Game, Notice, Player, Standing
+from cuckoo_bot.app.model import (
+    ALL_TIME,
+    DEFAULT_LANGUAGE,
+    GLOBAL_SCOPE,
+    Chat,
+    Game,
+    Notice,
+    Player,
+    Standing,
+    supported_language,
+)
 
 
 @dataclass(frozen=True)
@@ -109,3 +119,30 @@ async def remember_message(
                 game.table_round = round_no
             await uow.games.save(game)
         await uow.commit()
+
+
+async def group_language(deps: Deps, chat_id: int) -> str:
+    """A group speaks one language: its own, or English until a lobby or /language sets it."""
+    async with deps.uow() as uow:
+        chat = await uow.chats.get(chat_id)
+    return (chat.language if chat else None) or DEFAULT_LANGUAGE
+
+
+async def player_language(deps: Deps, player_id: int, telegram_language: str | None) -> str:
+    """A private chat speaks the player's chosen language, else their Telegram one."""
+    async with deps.uow() as uow:
+        player = await uow.players.get(player_id)
+    chosen = player.language if player else None
+    return chosen or supported_language(telegram_language) or DEFAULT_LANGUAGE
+
+
+async def players(deps: Deps, player_ids: list[int]) -> dict[int, Player]:
+    async with deps.uow() as uow:
+        return await uow.players.get_many(player_ids)
+
+
+async def open_game_id(deps: Deps, chat_id: int) -> int | None:
+    """The chat's lobby or running game, if any."""
+    async with deps.uow() as uow:
+        game = await uow.games.open_in_chat(chat_id)
+    return game.id if game else None

@@ -45,7 +45,6 @@ class SeatView:
     is_dealer: bool
     cuts_made: int
     given_away: Card | None  # the card a forced swap took from this seat this round
-    swaps_before: int  # successful swaps made before this turn
 
 
 def view_for(state: GameState, player: PlayerId) -> SeatView:
@@ -63,7 +62,6 @@ def view_for(state: GameState, player: PlayerId) -> SeatView:
         is_dealer=rnd.actor_is_dealer,
         cuts_made=rnd.cuts_made,
         given_away=given_away,
-        swaps_before=sum(1 for a in rnd.acts if a.kind is ActKind.SWAP),
     )
 
 

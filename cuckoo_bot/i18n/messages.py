@@ -158,7 +158,6 @@ MESSAGES: dict[str, str] = {
     "reply_welcome": "Welcome!",
     "reply_not_admin": "Only group admins can change the settings.",
     "reply_not_member": "That game belongs to a group you are not in.",
-    "reply_not_participant": "Only players of this game can do that.",
     # -- league ---------------------------------------------------------------------------------
     "league_title": "🏆 <b>League table</b>: {where}",
     "league_global": "all groups",

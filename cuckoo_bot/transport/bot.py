@@ -91,7 +91,6 @@ def build_application(
         timers=Timers(application.job_queue, expire, sweep),
     )
     application.bot_data["services"] = services
-    application.bot_data["metrics"] = metrics
     handlers.install(application)
     return application
 

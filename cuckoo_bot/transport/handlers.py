@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from cuckoo_bot.app import chats, lobby, play, queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Player
 from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.delivery import Courier, player_of
 from cuckoo_bot.transport.render import Renderer
@@ -73,24 +75,16 @@ def thread_of(update: Update) -> int | None:
 
 async def _language(s: Services, update: Update) -> str:
     """Groups speak the group's language; private chats the user's."""
-    chat = update.effective_chat
-    user = update.effective_user
+    chat, user = update.effective_chat, update.effective_user
     if chat is not None and chat.type in GROUP_TYPES:
-        # A group speaks one language: its own, or English until a lobby or /language sets it.
-        stored = await chats.chat_settings(s.deps, chat_of(chat))
-        return stored.language or "en"
+        return await queries.group_language(s.deps, chat.id)
     if user is not None:
-        async with s.deps.uow() as uow:
-            player = await uow.players.get(user.id)
-        if player is not None and player.language:
-            return player.language
-        return player_of(user).language or "en"
+        return await queries.player_language(s.deps, user.id, user.language_code)
     return "en"
 
 
-async def _say(
-    update: Update, s: Services, lang: str, text: str, keyboard: InlineKeyboardMarkup | None = None
-) -> None:
+async def _say(update: Update, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
+    """Answer in the chat (and forum topic) the update came from."""
     message = update.effective_message
     if message is None:
         return
@@ -110,7 +104,7 @@ async def _after(s: Services, outcome: Outcome) -> None:
 async def _reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
     if outcome.reply is not None:
         players = await _players_named(s, outcome.reply)
-        await _say(update, s, lang, s.renderer.reply(lang, outcome.reply, players))
+        await _say(update, s.renderer.reply(lang, outcome.reply, players))
     await _after(s, outcome)
 
 
@@ -118,8 +112,7 @@ async def _players_named(s: Services, reply: Reply) -> dict[int, Player]:
     pid = reply.params.get("player")
     if not isinstance(pid, int):
         return {}
-    async with s.deps.uow() as uow:
-        return await uow.players.get_many([pid])
+    return await queries.players(s.deps, [pid])
 
 
 async def _is_member(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
@@ -160,7 +153,7 @@ def group_command(func: Any) -> Any:
             return
         lang = await _language(s, update)
         if chat.type not in GROUP_TYPES:
-            await _say(update, s, lang, s.renderer.tr.t(lang, "group_only"))
+            await _say(update, s.renderer.tr.t(lang, "group_only"))
             return
         await func(update, context, s, lang)
 
@@ -185,20 +178,19 @@ async def cmd_join(
     update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
 ) -> None:
     assert update.effective_chat and update.effective_user
-    async with s.deps.uow() as uow:
-        game = await uow.games.open_in_chat(update.effective_chat.id)
-    if game is None:
-        await _say(update, s, lang, s.renderer.reply(lang, Reply("no_lobby")))
+    game_id = await queries.open_game_id(s.deps, update.effective_chat.id)
+    if game_id is None:
+        await _say(update, s.renderer.reply(lang, Reply("no_lobby")))
         return
     user = player_of(update.effective_user)
     if not await _reachable(context, s, user, lang):
-        link = s.deep_link(chats.join_payload(game.id))
+        link = s.deep_link(chats.join_payload(game_id))
         keys = InlineKeyboardMarkup(
             [[InlineKeyboardButton(s.renderer.tr.t(lang, "btn_open_private"), url=link)]]
         )
-        await _say(update, s, lang, s.renderer.reply(lang, Reply("need_private")), keys)
+        await _say(update, s.renderer.reply(lang, Reply("need_private")), keys)
         return
-    await _reply(update, s, lang, await lobby.join(s.deps, game.id, user, update.update_id))
+    await _reply(update, s, lang, await lobby.join(s.deps, game_id, user, update.update_id))
 
 
 @group_command
@@ -255,7 +247,7 @@ async def cmd_leaderboard(
         "\n\n"
         + s.renderer.league(lang, all_time, where, t(lang, "league_all_time")).split("\n", 1)[1]
     )
-    await _say(update, s, lang, text)
+    await _say(update, text)
 
 
 @group_command
@@ -264,11 +256,11 @@ async def cmd_settings(
 ) -> None:
     assert update.effective_chat and update.effective_user
     if not await _is_admin(context, update.effective_chat.id, update.effective_user.id, update):
-        await _say(update, s, lang, s.renderer.reply(lang, Reply("not_admin")))
+        await _say(update, s.renderer.reply(lang, Reply("not_admin")))
         return
     chat = await chats.chat_settings(s.deps, chat_of(update.effective_chat))
     rendered = s.renderer.settings(lang, chat, s.deps.turn_timeout)
-    await _say(update, s, lang, rendered.text, rendered.keyboard)
+    await _say(update, rendered.text, rendered.keyboard)
 
 
 # -- commands for any chat ----------------------------------------------------------------------
@@ -279,7 +271,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     lang = await _language(s, update)
     chat = update.effective_chat
     key = "help_group" if chat is not None and chat.type in GROUP_TYPES else "help_private"
-    await _say(update, s, lang, s.renderer.tr.t(lang, key))
+    await _say(update, s.renderer.tr.t(lang, key))
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -290,10 +282,8 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         stored = await chats.chat_settings(s.deps, chat_of(chat))
         text = s.renderer.rules(lang, stored.rules, stored.turn_timeout or s.deps.turn_timeout)
     else:
-        from cuckoo_bot.domain.rules import HouseRules
-
         text = s.renderer.rules(lang, HouseRules(), s.deps.turn_timeout)
-    await _say(update, s, lang, text)
+    await _say(update, text)
 
 
 async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -306,17 +296,17 @@ async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         choice = context.args[0]
         if chat.type in GROUP_TYPES:
             if not await _is_admin(context, chat.id, user.id, update):
-                await _say(update, s, lang, s.renderer.reply(lang, Reply("not_admin")))
+                await _say(update, s.renderer.reply(lang, Reply("not_admin")))
                 return
             outcome = await chats.set_language(s.deps, chat_of(chat), choice)
         else:
             outcome = await chats.set_player_language(s.deps, player_of(user), choice)
         new_lang = outcome.reply.params.get("language", lang) if outcome.reply else lang
         if outcome.reply is not None:
-            await _say(update, s, new_lang, s.renderer.reply(new_lang, outcome.reply))
+            await _say(update, s.renderer.reply(new_lang, outcome.reply))
         return
     rendered = s.renderer.languages(lang)
-    await _say(update, s, lang, rendered.text, rendered.keyboard)
+    await _say(update, rendered.text, rendered.keyboard)
 
 
 # -- private commands ---------------------------------------------------------------------------
@@ -329,7 +319,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = await _language(s, update)
     if chat.type != ChatType.PRIVATE:
-        await _say(update, s, lang, s.renderer.tr.t(lang, "help_group"))
+        await _say(update, s.renderer.tr.t(lang, "help_group"))
         return
     payload = context.args[0] if context.args else ""
     player = player_of(user)
@@ -339,19 +329,17 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat_id = await chats.chat_of_game(s.deps, game_id)
         if chat_id is None or not await _is_member(context, chat_id, user.id):
             await chats.private_start(s.deps, player, "", update.update_id)
-            await _say(update, s, lang, s.renderer.reply(lang, Reply("not_member")))
+            await _say(update, s.renderer.reply(lang, Reply("not_member")))
             return
     outcome = await chats.private_start(s.deps, player, payload, update.update_id)
     if outcome.reply is not None and outcome.reply.code == "welcome":
-        await _say(update, s, lang, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
+        await _say(update, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
         await _after(s, outcome)
         return
     await _reply(update, s, lang, outcome)
 
 
 def player_name(player: Player) -> str:
-    import html
-
     return html.escape(player.display_name)
 
 
@@ -364,7 +352,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     t = s.renderer.tr.t
     if chat is not None and chat.type != ChatType.PRIVATE:
         link = f"https://t.me/{s.bot_username}"
-        await _say(update, s, lang, t(lang, "private_only", link=link))
+        await _say(update, t(lang, "private_only", link=link))
         return
     stats = await queries.personal_stats(s.deps, user.id)
     lines = [t(lang, "stats_title")]
@@ -386,7 +374,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         )
     if len(lines) == 1:
         lines.append(t(lang, "stats_none"))
-    await _say(update, s, lang, "\n".join(lines))
+    await _say(update, "\n".join(lines))
 
 
 # -- buttons ------------------------------------------------------------------------------------

@@ -11,12 +11,12 @@ from telegram.request import HTTPXRequest, RequestData
 class Metrics:
     def __init__(self) -> None:
         self.api_calls: Counter[str] = Counter()
-        self.updates = 0
 
     def api_call(self, method: str) -> None:
         self.api_calls[method] += 1
 
     def total_calls(self, include_polling: bool = False) -> int:
+        """Calls made so far; long polling's getUpdates only when asked for."""
         return sum(n for m, n in self.api_calls.items() if include_polling or m != "getUpdates")
 
 

@@ -7,7 +7,6 @@ SIGKILL when a test wants a crash.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -121,7 +120,3 @@ def table(fake: FakeBotApi) -> TableDriver:
 
 async def settle(fake: FakeBotApi) -> None:
     await fake.wait_idle(quiet=0.3, timeout=15)
-
-
-def pause(seconds: float) -> asyncio.Future[None]:
-    return asyncio.ensure_future(asyncio.sleep(seconds))

@@ -30,7 +30,6 @@ def view(code: str, size: int = 5, dealer: bool = False, given: str | None = Non
         is_dealer=dealer,
         cuts_made=0,
         given_away=card(given) if given else None,
-        swaps_before=0,
     )
 
 
