@@ -64,6 +64,7 @@ def build(
         Translator(),
         metrics,
         group_rate=settings.group_rate,
+        private_interval=settings.private_interval,
     )
     application.post_shutdown = _dispose(engine)
     return Runtime(

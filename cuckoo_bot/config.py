@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     lobby_timeout: float = Field(default=600.0, gt=0, le=86_400)
     # Telegram lets a bot post about 20 messages a minute to one group; edits count too.
     group_rate: int = Field(default=20, ge=1, le=100_000)
+    # Seconds between two messages to one private chat (Telegram asks for about one a second).
+    private_interval: float = Field(default=1.0, ge=0, le=60)
     # Seeds the shuffle so a game can be replayed (tests, demos). Unset in production, where
     # the cards come from the operating system's CSPRNG.
     seed: int | None = None

@@ -31,18 +31,30 @@ def rank_of(label: str) -> int:
 
 @dataclass
 class Prompt:
-    """The group's message carrying the move keys, and who it asks, as seen at one moment
-    (the message itself is edited in place later, so its keys are copied)."""
+    """A message carrying the move keys, and who it asks, as seen at one moment (the message
+    is edited later, so its keys are copied). Turn prompts come in the player's private chat;
+    a player the bot cannot write to is asked in the group, with a mention."""
 
     message: StoredMessage
     actor: int
     keys: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        self.keys = tuple(self.message.callback_datas)
+        self.keys = tuple(d for d in self.message.callback_datas if _is_move(d))
 
     def data(self, kind: str) -> str | None:
         return next((d for d in self.keys if d.split(":")[1] == kind), None)
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """(game, turn): the newest prompt is the live one (older ones may keep keys a while)."""
+        _, _, game, _, turn = self.keys[0].split(":")
+        return int(game), int(turn)
+
+
+def _is_move(data: str) -> bool:
+    parts = data.split(":")
+    return len(parts) == 5 and parts[1] in MOVE_KINDS
 
 
 class TableDriver:
@@ -65,31 +77,38 @@ class TableDriver:
                 return msg.text
         return None
 
-    def prompt(self) -> Prompt | None:
-        """The live turn prompt: a bot message with move keys, naming the player by mention."""
-        for msg in reversed(self.fake.messages(self.group_id, include_deleted=False)):
-            if not msg.from_bot:
-                continue
-            if any(d.split(":")[1] in MOVE_KINDS for d in msg.callback_datas if d.count(":") == 4):
+    def prompts(self) -> list[Prompt]:
+        """Every message that shows move keys now: private prompts and asks in the group."""
+        found = []
+        for user_id in list(self.fake.world.users):
+            for msg in self.fake.dm(user_id):
+                if msg.from_bot and not msg.deleted and any(map(_is_move, msg.callback_datas)):
+                    found.append(Prompt(msg, user_id))
+        for msg in self.fake.messages(self.group_id, include_deleted=False):
+            if msg.from_bot and any(map(_is_move, msg.callback_datas)):
                 mentions = [e for e in msg.entities if e.get("type") == "text_mention"]
                 if mentions:
-                    return Prompt(msg, int(mentions[-1]["user"]["id"]))
-        return None
+                    found.append(Prompt(msg, int(mentions[-1]["user"]["id"])))
+        return found
+
+    def prompt(self) -> Prompt | None:
+        """The live turn prompt: the newest one (by game and turn)."""
+        return max(self.prompts(), key=lambda p: p.order, default=None)
 
     async def next_prompt(self, after: str | None = None, wait: float = 10.0) -> Prompt | None:
         """The next live prompt whose keys differ from ``after``; None once the game is over."""
 
         def ready() -> Prompt | bool | None:
-            if self.game_over():
-                return True
             found = self.prompt()
-            return found if found is not None and found.data("k") != after else None
+            if found is not None and found.data("k") != after:
+                return found
+            return True if self.game_over() else None
 
         found = await self.fake.wait_for(ready, wait)
         return found if isinstance(found, Prompt) else None
 
     def card_of(self, user_id: int) -> str | None:
-        """The last card the bot told this user privately."""
+        """The card the bot last told this user privately (the newest message naming one)."""
         for msg in reversed(self.fake.dm(user_id)):
             if msg.from_bot and msg.text:
                 cards = CARD.findall(msg.text)
@@ -102,7 +121,7 @@ class TableDriver:
         self, user_id: int, message: StoredMessage, data: str, wait: float = 10.0
     ) -> dict[str, Any]:
         """Tap a button as ``user_id``; returns what the user saw (the callback answer)."""
-        query = self.fake.press_button(user_id, self.group_id, message.message_id, data)
+        query = self.fake.press_button(user_id, message.chat_id, message.message_id, data)
         return await self.fake.wait_callback_answer(query, wait)
 
     async def say(self, user_id: int, text: str, chat_id: int | None = None) -> None:
@@ -148,6 +167,20 @@ async def play_out(
         last = prompt.data("k")
         await driver.press(prompt.actor, prompt.message, data)
     raise AssertionError("the game did not end")
+
+
+def call_summary(fake: FakeBotApi) -> str:
+    """Bot API calls by method and chat kind, as the fake server saw them."""
+    counts: dict[tuple[str, str], int] = {}
+    for call in fake.calls():
+        chat = call.params.get("chat_id")
+        kind = "group" if isinstance(chat, int | str) and int(chat) < 0 else (
+            "private" if chat is not None else "no chat"
+        )
+        counts[(kind, call.method)] = counts.get((kind, call.method), 0) + 1
+    return "\n".join(
+        f"  {kind:8} {method:24} {n}" for (kind, method), n in sorted(counts.items())
+    )
 
 
 async def run_demo(players: int, lang: str, seed: int | None) -> int:
@@ -236,4 +269,5 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                     f"=== {first}'s private chat with the bot ===\n{fake.transcript(user_id)}\n\n"
                 )
             out.write(f"Bot API calls (without polling): {runtime.metrics.total_calls()}\n")
+            out.write(call_summary(fake) + "\n")
     return 0

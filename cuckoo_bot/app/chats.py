@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import Notices
-from cuckoo_bot.app.lobby import cancel, ensure_chat, fresh, join, lobby_notice
+from cuckoo_bot.app.flow import notices_for, publish
+from cuckoo_bot.app.lobby import cancel, ensure_chat, first_time, join, lobby_view
 from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.domain.errors import InvalidSettings
@@ -25,7 +25,7 @@ async def private_start(
 ) -> Outcome:
     """/start in the private chat: the bot may now write to the user; a join link joins."""
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         await uow.players.upsert(replace(user, can_dm=True))
         await uow.commit()
@@ -42,7 +42,7 @@ def join_link_game(payload: str) -> int | None:
 
 
 async def chat_of_game(deps: Deps, game_id: int) -> int | None:
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         game = await uow.games.get(game_id)
     return game.chat_id if game is not None else None
 
@@ -55,7 +55,7 @@ async def set_reachable(deps: Deps, user: Player, reachable: bool) -> None:
 
 
 async def reachable(deps: Deps, user_id: int) -> bool | None:
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         player = await uow.players.get(user_id)
     return player.can_dm if player else None
 
@@ -74,7 +74,7 @@ async def set_language(
     if code is None:
         return refused("unknown_language", language=language)
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         stored = await ensure_chat(uow, chat)
         stored.language = code
@@ -104,7 +104,7 @@ async def change_setting(
     """An admin changes one house rule (or the turn timeout); takes effect from the next lobby.
     A redelivered tap changes nothing (it would flip a toggle back)."""
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         stored = await ensure_chat(uow, chat)
         try:
@@ -134,16 +134,16 @@ async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:
         if game is None:
             await uow.commit()
             return Outcome()
-        game.lobby_message_id = game.table_message_id = game.table_round = None
-        await uow.games.save(game)
+        # The old group's messages are gone: the lobby or the round's table is posted there anew
+        # (the store looks edit targets up in the game's current chat, which has none yet).
+        notices = notices_for(game)
         if game.status is GameStatus.LOBBY or game.state is None:
-            await uow.outbox.add(lobby_notice(game))
+            notices.lobby(lobby_view(game))
         else:
-            notices = Notices(game)
             notices.table(game.state)
-            await notices.flush(uow)
+        dispatch = await publish(uow, game, notices)
         await uow.commit()
-        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
+        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
 
 
 async def bot_removed(deps: Deps, chat_id: int) -> Outcome:

@@ -6,16 +6,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import Notices, advance, is_computer, resign_in
-from cuckoo_bot.app.model import (
-    Chat,
-    Game,
-    GameStatus,
-    Notice,
-    NoticeKind,
-    Player,
-    supported_language,
-)
+from cuckoo_bot.app.dispatch import Dispatch
+from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, supported_language
+from cuckoo_bot.app.notices import LobbyView, is_computer
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.domain.actions import PlayerId
@@ -55,7 +49,7 @@ def computer_player(index: int) -> Player:
     )
 
 
-async def fresh(uow: UnitOfWork, update_id: int | None) -> bool:
+async def first_time(uow: UnitOfWork, update_id: int | None) -> bool:
     """False when this Telegram update was processed before (a redelivery): do nothing."""
     return update_id is None or await uow.updates.first_time(update_id)
 
@@ -92,10 +86,11 @@ def close(game: Game, reason: str, now: datetime) -> None:
     game.deadline = None
 
 
-async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> None:
+async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> Dispatch:
     game.seats.append(player)
+    dispatch = await show_lobby(uow, game)
     await uow.games.save(game)
-    await uow.outbox.add(lobby_notice(game))
+    return dispatch
 
 
 def _lobby_refusal(game: Game | None) -> tuple[str, dict[str, Any]] | None:
@@ -106,18 +101,15 @@ def _lobby_refusal(game: Game | None) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-def lobby_notice(game: Game) -> Notice:
-    return Notice(
-        kind=NoticeKind.LOBBY,
-        chat_id=game.chat_id,
-        game_id=game.id,
-        thread_id=game.thread_id,
-        payload={
-            "status": game.status.value,
-            "seats": list(game.seats),
-            "reason": game.cancel_reason,
-        },
-    )
+def lobby_view(game: Game) -> LobbyView:
+    return LobbyView(status=game.status.value, seats=tuple(game.seats), reason=game.cancel_reason)
+
+
+async def show_lobby(uow: UnitOfWork, game: Game) -> Dispatch:
+    """The lobby message shows the game as it is now (seats, started, or why it closed)."""
+    notices = notices_for(game)
+    notices.lobby(lobby_view(game))
+    return await publish(uow, game, notices)
 
 
 async def open_lobby(
@@ -125,7 +117,7 @@ async def open_lobby(
 ) -> Outcome:
     now = deps.clock.now()
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         stored = await ensure_chat(uow, chat, founder=user)
         await uow.players.upsert(user)
@@ -146,14 +138,15 @@ async def open_lobby(
         if stored_user is not None and stored_user.can_dm:
             game.seats.append(user.id)  # the creator is in, when the bot can reach them privately
         game = await uow.games.add(game)
-        await uow.outbox.add(lobby_notice(game))
+        game.chat = stored
+        dispatch = await show_lobby(uow, game)
         await uow.commit()
-        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
+        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
 
 
 async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = None) -> Outcome:
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         await uow.players.upsert(user)
         game = await uow.games.get(game_id, lock=True)
@@ -162,9 +155,9 @@ async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = N
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None
-        await _take_seat(uow, game, user.id)
+        dispatch = await _take_seat(uow, game, user.id)
         await uow.commit()
-        return Outcome(reply=Reply("joined"), game_id=game.id, changed=True)
+        return Outcome(reply=Reply("joined"), game_id=game.id, dispatch=dispatch)
 
 
 async def add_computer(
@@ -172,7 +165,7 @@ async def add_computer(
 ) -> Outcome:
     """The lobby's creator or an admin seats a computer player."""
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.get(game_id, lock=True)
         if (refusal := _lobby_refusal(game)) is not None:
@@ -183,12 +176,12 @@ async def add_computer(
         used = {-p for p in game.seats if is_computer(p)}
         index = next(i for i in range(1, 100) if i not in used)
         robot = await uow.players.upsert(computer_player(index))
-        await _take_seat(uow, game, robot.id)
+        dispatch = await _take_seat(uow, game, robot.id)
         await uow.commit()
         return Outcome(
             reply=Reply("computer_added", {"name": robot.display_name}),
             game_id=game.id,
-            changed=True,
+            dispatch=dispatch,
         )
 
 
@@ -196,7 +189,7 @@ async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = 
     """Leave the chat's lobby, or resign from its running game."""
     now = deps.clock.now()
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None or user.id not in game.seats:
@@ -206,10 +199,10 @@ async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = 
             await uow.commit()
             return outcome
         game.seats.remove(user.id)
+        dispatch = await show_lobby(uow, game)
         await uow.games.save(game)
-        await uow.outbox.add(lobby_notice(game))
         await uow.commit()
-        return Outcome(reply=Reply("left"), game_id=game.id, changed=True)
+        return Outcome(reply=Reply("left"), game_id=game.id, dispatch=dispatch)
 
 
 def _may_manage(game: Game, user: Player, is_admin: bool) -> bool:
@@ -221,7 +214,7 @@ async def start(
 ) -> Outcome:
     now = deps.clock.now()
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
@@ -233,23 +226,26 @@ async def start(
         if len(game.seats) < game.rules.min_players:
             minimum, have = game.rules.min_players, len(game.seats)
             return await answer(uow, "need_players", game, min=minimum, have=have)
-        await _begin(uow, deps, game, now)
+        dispatch = await _begin(uow, deps, game, now)
         await uow.commit()
         return Outcome(
-            reply=Reply("started"), game_id=game.id, changed=True, deadline=game.deadline
+            reply=Reply("started"), game_id=game.id, deadline=game.deadline, dispatch=dispatch
         )
 
 
-async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> None:
+async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Dispatch:
     seating = list(game.seats)
     deps.rng.shuffle(seating)  # seats are drawn, so joining first gives no edge
     game.seats = seating
     game.state = seat_table(seating, game.rules, draw_first_dealer(seating, deps.rng))
     game.status = GameStatus.RUNNING
     game.started_at = now
-    await uow.outbox.add(lobby_notice(game))
-    await advance(uow, deps, game, Notices(game), now)
+    notices = notices_for(game)
+    notices.lobby(lobby_view(game))
+    await advance(uow, deps, game, notices, now)
+    dispatch = await publish(uow, game, notices)
     await uow.games.save(game)
+    return dispatch
 
 
 async def cancel(
@@ -263,7 +259,7 @@ async def cancel(
     """Cancel the chat's lobby or game. ``user=None`` is the bot itself (removed from the group)."""
     now = deps.clock.now()
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
@@ -271,16 +267,18 @@ async def cancel(
         if user is not None and not _may_manage(game, user, is_admin):
             return await answer(uow, "creator_or_admin_only", game)
         was_running = game.status is GameStatus.RUNNING
+        notices = notices_for(game)
         close(game, reason, now)
-        await uow.games.save(game)
-        if user is not None:  # a removed bot cannot post anything to the group
-            if was_running and game.state is not None:
-                notices = Notices(game)
+        if was_running and game.state is not None:
+            notices.close_all(game.state, "cancelled")  # the players' keys go
+            if user is not None:
                 notices.table(game.state, closed=True)
-                await notices.flush(uow)
-            await uow.outbox.add(lobby_notice(game))
+        if user is not None:  # a removed bot cannot post anything to the group
+            notices.lobby(lobby_view(game))
+        dispatch = await publish(uow, game, notices)
+        await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=Reply("cancelled"), game_id=game.id, changed=user is not None)
+        return Outcome(reply=Reply("cancelled"), game_id=game.id, dispatch=dispatch)
 
 
 async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Outcome:
@@ -288,9 +286,9 @@ async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime)
     expire."""
     people = [p for p in game.seats if not is_computer(p)]
     if len(game.seats) >= game.rules.min_players and people:
-        await _begin(uow, deps, game, now)
-        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
+        dispatch = await _begin(uow, deps, game, now)
+        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
     close(game, "expired", now)
+    dispatch = await show_lobby(uow, game)
     await uow.games.save(game)
-    await uow.outbox.add(lobby_notice(game))
-    return Outcome(game_id=game.id, changed=True)
+    return Outcome(game_id=game.id, dispatch=dispatch)

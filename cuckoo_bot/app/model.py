@@ -1,12 +1,12 @@
-"""What the use cases load, change and save: chats, players, games, the log and the outbox."""
+"""What the use cases load, change and save: chats, players, games, the log and the league.
+
+Outbox notices are in ``notices``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any
-
 from cuckoo_bot.domain.actions import Action, PlayerId
 from cuckoo_bot.domain.events import Event
 from cuckoo_bot.domain.rules import HouseRules
@@ -90,42 +90,18 @@ class Game:
     seats: list[PlayerId] = field(default_factory=list)  # lobby order, then the seating
     state: GameState | None = None
     deadline: datetime | None = None  # lobby expiry, or the current turn's clock
-    lobby_message_id: int | None = None
-    table_message_id: int | None = None
-    table_round: int | None = None  # the round ``table_message_id`` shows
     started_at: datetime | None = None
     finished_at: datetime | None = None
     cancel_reason: str | None = None
     language: str = "en"
     version: int = 0
     new_log: list[LogEntry] = field(default_factory=list)  # appended by the store on save
-
-    @property
-    def round_number(self) -> int:
-        return self.state.rounds_dealt if self.state else 0
-
-
-class NoticeKind(Enum):
-    """What the transport must show; it renders each from the game as it is when sent."""
-
-    LOBBY = "lobby"  # send or edit the lobby message
-    TABLE = "table"  # send or edit the round's table message (acts, keys, then the reveal)
-    CARD = "card"  # a private message with a player's (new) card
-    GAME_OVER = "game_over"  # the winner(s), or why the game ended
-    ANNOUNCE = "announce"  # a one-line group message: ``payload["key"]`` with params
-
-
-@dataclass
-class Notice:
-    """One outbox row: a message still to be sent or edited, written with the move."""
-
-    kind: NoticeKind
-    chat_id: int
-    game_id: int | None = None
-    payload: dict[str, Any] = field(default_factory=dict)
-    id: int = 0
-    thread_id: int | None = None
-    created_at: datetime | None = None
+    chat: Chat | None = None  # the chat's row, loaded with the game (title, language)
+    # What the store read: where the log goes on, and the seats as stored (written only
+    # when they change). Set by the store, never by the use cases.
+    stored_log_seq: int = 0
+    stored_round: int | None = None
+    stored_seats: tuple[tuple[PlayerId, int | None, int | None], ...] = ()
 
 
 @dataclass

@@ -3,46 +3,98 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import Notices, advance, step
-from cuckoo_bot.app.lobby import fresh, lobby_deadline
+from cuckoo_bot.app.dispatch import people
+from cuckoo_bot.app.flow import advance, notices_for, publish, step
+from cuckoo_bot.app.lobby import first_time, lobby_deadline
 from cuckoo_bot.app.model import GameStatus
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.domain.actions import Cut, Keep, PlayerId, Swap, Timeout, TurnAction
 from cuckoo_bot.domain.errors import RuleError
-from cuckoo_bot.domain.state import Phase
+from cuckoo_bot.domain.events import (
+    CardCut,
+    CutBlocked,
+    Event,
+    Kept,
+    Revealed,
+    SwapBlocked,
+    Swapped,
+)
+from cuckoo_bot.domain.state import GameState, Phase
 
 MOVES: dict[str, type[TurnAction]] = {"keep": Keep, "swap": Swap, "cut": Cut}
+
+
+def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
+    """What happened, and the card the player holds now: the answer to their press."""
+    card: dict[str, Any] = {"card": held} if held else {}
+    for event in events:
+        if isinstance(event, Kept):
+            return Reply("done_keep", card)
+        if isinstance(event, Swapped):
+            return Reply("done_swap", {**card, "player": event.neighbour}, alert=True)
+        if isinstance(event, SwapBlocked):
+            params = {**card, "king": event.king.code, "player": event.neighbour}
+            return Reply("done_blocked", params, alert=True)
+        if isinstance(event, CardCut):
+            return Reply("done_cut", card, alert=True)
+        if isinstance(event, CutBlocked):
+            return Reply("done_cut_blocked", {**card, "king": event.king.code}, alert=True)
+    return Reply(f"done_{move}", card)
+
+
+def _held(state: GameState, events: tuple[Event, ...], player: PlayerId) -> str | None:
+    """The player's card right after their move (at the reveal, if the move ended the round)."""
+    for event in events:
+        if isinstance(event, Revealed) and player in event.order:
+            return event.cards[event.order.index(player)].code
+    rnd = state.round
+    if rnd is not None and player in rnd.order:
+        return rnd.card_of(player).code
+    return None
 
 
 async def act(
     deps: Deps, game_id: int, player: PlayerId, move: str, turn: int, update_id: int | None = None
 ) -> Outcome:
-    """A button press: ``move`` is keep, swap or cut, for the prompt numbered ``turn``."""
+    """A button press: ``move`` is keep, swap or cut, for the prompt numbered ``turn``.
+
+    One write transaction: the move, its log, the next prompt and the table's new view.
+    """
     now = deps.clock.now()
     kind = MOVES.get(move)
     if kind is None:
         return refused("unknown_button")
     async with deps.uow() as uow:
-        if not await fresh(uow, update_id):
+        if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.get(game_id, lock=True)
         if game is None or game.status is not GameStatus.RUNNING or game.state is None:
             await uow.commit()
             return refused("game_not_running")
-        notices = Notices(game)
+        if player not in game.seats:
+            await uow.commit()
+            return refused("not_in_game")
+        notices = notices_for(game)
         try:
-            step(game, kind(player, turn), now, notices, actor=player)
+            events = step(game, kind(player, turn), now, notices, actor=player)
         except RuleError as error:
             await uow.commit()  # keeps the update id: a redelivery stays a no-op
             params = {"player": game.state.actor} if game.state.actor is not None else {}
             return Outcome(reply=Reply(error.code, params), game_id=game.id)
+        held = _held(game.state, events, player)
+        players = await uow.players.get_many(people(game))
         await advance(uow, deps, game, notices, now)
+        dispatch = await publish(uow, game, notices, players)
         await uow.games.save(game)
         await uow.commit()
         return Outcome(
-            reply=Reply(f"done_{move}"), game_id=game.id, changed=True, deadline=game.deadline
+            reply=_answer(move, events, held),
+            game_id=game.id,
+            deadline=game.deadline,
+            dispatch=dispatch,
         )
 
 
@@ -60,30 +112,31 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
             await uow.commit()
             return outcome
         assert game.state is not None
-        notices = Notices(game)
+        notices = notices_for(game)
         if game.state.phase is Phase.TURNS:
             step(game, Timeout(game.state.turn), now, notices)
         await advance(uow, deps, game, notices, now)
+        dispatch = await publish(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(game_id=game.id, changed=True, deadline=game.deadline)
+        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
 
 
 async def due(deps: Deps) -> list[tuple[int, datetime]]:
     """Open games whose deadline has passed (for the sweeper)."""
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         return await uow.games.due(deps.clock.now())
 
 
 async def deadlines(deps: Deps) -> list[tuple[int, datetime]]:
     """Every open game's deadline, to re-arm timers at start-up."""
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         return await uow.games.with_deadlines()
 
 
 async def show_card(deps: Deps, game_id: int, player: PlayerId) -> Outcome:
     """The presser's own card, for a private popup. Nobody else's is ever shown."""
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         game = await uow.games.get(game_id)
     if game is None or game.state is None or game.status is not GameStatus.RUNNING:
         return refused("game_not_running")

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
-from cuckoo_bot.app.model import Chat, Game, LogEntry, Notice, Player, Standing
+from cuckoo_bot.app.model import Chat, Game, LogEntry, Player, Standing
+from cuckoo_bot.app.notices import Notice
 from cuckoo_bot.domain.actions import PlayerId
+
+if TYPE_CHECKING:
+    from cuckoo_bot.app.dispatch import Delivered, SentMessage
 
 
 class ChatRepository(Protocol):
@@ -38,10 +42,15 @@ class PlayerRepository(Protocol):
 
     async def set_language(self, player_id: PlayerId, language: str) -> None: ...
 
+    async def set_reachable(self, player_id: PlayerId, reachable: bool) -> None:
+        """Whether a private message to the player can be delivered (a 403 means no)."""
+        ...
+
 
 class GameRepository(Protocol):
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
-        """``lock=True`` holds the game row until commit (``SELECT ... FOR UPDATE``)."""
+        """The game with its chat (``game.chat``). ``lock=True`` holds the game row until commit
+        (``SELECT ... FOR UPDATE``)."""
         ...
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
@@ -75,13 +84,22 @@ class GameRepository(Protocol):
 
 
 class OutboxRepository(Protocol):
-    async def add(self, notice: Notice) -> None: ...
-
-    async def pending(self, game_id: int | None = None, limit: int = 100) -> list[Notice]:
-        """Notices not yet delivered, oldest first (all games when ``game_id`` is None)."""
+    async def add_many(self, notices: Sequence[Notice]) -> None:
+        """Insert in order; sets each ``notice.id`` and ``created_at``."""
         ...
 
-    async def done(self, notice_id: int, *, error: str | None = None) -> None: ...
+    async def pending(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
+        """Notices not yet delivered, oldest first (every chat's when ``chat_id`` is None)."""
+        ...
+
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        """The game's messages that later notices may edit: those that still show keys, and
+        its newest lobby and table message."""
+        ...
+
+    async def mark(self, delivered: Sequence[Delivered]) -> None:
+        """Record sends, edits, refusals and superseded notices (one statement)."""
+        ...
 
 
 class StandingRepository(Protocol):
@@ -127,7 +145,10 @@ class UnitOfWork(Protocol):
 
 
 class UnitOfWorkFactory(Protocol):
-    def __call__(self) -> UnitOfWork: ...
+    def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> UnitOfWork:
+        """``read_only=True``: a transaction that only reads takes no write lock.
+        ``autocommit=True``: no transaction, for a unit of work that writes one statement."""
+        ...
 
 
 class ConcurrentUpdate(Exception):

@@ -1,4 +1,4 @@
-"""Read-only views: league tables, personal stats, and what the outbox still has to send."""
+"""Read-only views: league tables, personal stats, languages, names."""
 
 from __future__ import annotations
 
@@ -10,9 +10,6 @@ from cuckoo_bot.app.model import (
     ALL_TIME,
     DEFAULT_LANGUAGE,
     GLOBAL_SCOPE,
-    Chat,
-    Game,
-    Notice,
     Player,
     Standing,
     supported_language,
@@ -39,7 +36,7 @@ async def leaderboard(
     """A league table: ``chat_id=None`` is the global one; ``season=None`` this month's."""
     scope = GLOBAL_SCOPE if chat_id is None else chat_id
     season = season or season_of(deps.clock.now())
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         standings = await uow.standings.table(scope, season, limit)
         players = await uow.players.get_many([s.player_id for s in standings])
     rows = [
@@ -56,93 +53,35 @@ async def leaderboard(
 async def personal_stats(deps: Deps, player_id: int) -> dict[str, Standing | None]:
     """The player's global line this season and all time."""
     season = season_of(deps.clock.now())
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         rows = await uow.standings.of_player(player_id, season)
         rows += await uow.standings.of_player(player_id, ALL_TIME)
     mine = {r.season: r for r in rows if r.scope == GLOBAL_SCOPE}
     return {"season": mine.get(season), "all": mine.get(ALL_TIME)}
 
 
-@dataclass(frozen=True)
-class Delivery:
-    """A notice with what rendering it needs: the game, the chat, the people named."""
-
-    notice: Notice
-    game: Game | None
-    chat: Chat | None
-    players: dict[int, Player]
-
-
-async def pending_deliveries(
-    deps: Deps, game_id: int | None = None, limit: int = 100
-) -> list[Delivery]:
-    async with deps.uow() as uow:
-        notices = await uow.outbox.pending(game_id, limit)
-        games: dict[int, Game | None] = {}
-        chats: dict[int, Chat | None] = {}
-        out = []
-        for notice in notices:
-            game = None
-            if notice.game_id is not None:
-                if notice.game_id not in games:
-                    games[notice.game_id] = await uow.games.get(notice.game_id)
-                game = games[notice.game_id]
-            chat_id = game.chat_id if game else notice.chat_id
-            if chat_id not in chats:
-                chats[chat_id] = await uow.chats.get(chat_id)
-            ids = {*game.seats, game.creator_id} if game else set()
-            if notice.chat_id > 0:
-                ids.add(notice.chat_id)
-            players = await uow.players.get_many(sorted(ids))
-            out.append(Delivery(notice=notice, game=game, chat=chats[chat_id], players=players))
-    return out
-
-
-async def delivered(deps: Deps, notice_id: int, error: str | None = None) -> None:
-    """Mark a notice sent, or given up on with ``error``."""
-    async with deps.uow() as uow:
-        await uow.outbox.done(notice_id, error=error)
-        await uow.commit()
-
-
-async def remember_message(
-    deps: Deps, game_id: int, kind: str, round_no: int | None, message_id: int
-) -> None:
-    """Keep the id of a lobby or table message, so later changes edit it in place."""
-    async with deps.uow() as uow:
-        game = await uow.games.get(game_id, lock=True)
-        if game is not None:
-            if kind == "lobby":
-                game.lobby_message_id = message_id
-            else:
-                game.table_message_id = message_id
-                game.table_round = round_no
-            await uow.games.save(game)
-        await uow.commit()
-
-
 async def group_language(deps: Deps, chat_id: int) -> str:
     """A group speaks one language: its own, or English until a lobby or /language sets it."""
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         chat = await uow.chats.get(chat_id)
     return (chat.language if chat else None) or DEFAULT_LANGUAGE
 
 
 async def player_language(deps: Deps, player_id: int, telegram_language: str | None) -> str:
     """A private chat speaks the player's chosen language, else their Telegram one."""
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         player = await uow.players.get(player_id)
     chosen = player.language if player else None
     return chosen or supported_language(telegram_language) or DEFAULT_LANGUAGE
 
 
 async def players(deps: Deps, player_ids: list[int]) -> dict[int, Player]:
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         return await uow.players.get_many(player_ids)
 
 
 async def open_game_id(deps: Deps, chat_id: int) -> int | None:
     """The chat's lobby or running game, if any."""
-    async with deps.uow() as uow:
+    async with deps.uow(read_only=True) as uow:
         game = await uow.games.open_in_chat(chat_id)
     return game.id if game else None

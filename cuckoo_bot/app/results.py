@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cuckoo_bot.app.dispatch import Dispatch
 
 
 @dataclass(frozen=True)
@@ -24,8 +27,12 @@ class Reply:
 class Outcome:
     reply: Reply | None = None
     game_id: int | None = None
-    changed: bool = False  # the outbox got notices: flush it
     deadline: datetime | None = None  # the game's next deadline, to arm a timer
+    dispatch: Dispatch | None = None  # committed notices to deliver now
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.dispatch)
 
 
 def refused(code: str, **params: Any) -> Outcome:

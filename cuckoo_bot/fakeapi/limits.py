@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import too_many_requests
 
 GROUP_MESSAGES_PER_MINUTE = 20
 MESSAGES_PER_SECOND = 30
+PRIVATE_MESSAGES_PER_SECOND = 1
 
 
 @dataclass
@@ -23,10 +25,11 @@ class _Armed:
 class FloodControl:
     """Decides whether a send/edit call is answered with 429 Too Many Requests."""
 
-    def __init__(self, automatic: bool = False) -> None:
+    def __init__(self, automatic: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.automatic = automatic
+        self.clock = clock
         self._armed: list[_Armed] = []
-        self._per_group: dict[int, deque[float]] = {}
+        self._per_chat: dict[int, deque[float]] = {}
         self._overall: deque[float] = deque()
 
     def arm(self, chat_id: int | None = None, retry_after: int = 1, count: int = 1) -> None:
@@ -40,20 +43,21 @@ class FloodControl:
                 armed.remaining -= 1
                 self._armed = [a for a in self._armed if a.remaining > 0]
                 raise too_many_requests(armed.retry_after)
-        if not self.automatic or not is_send:
+        # Automatic limits, as Telegram publishes them: 30 messages a second overall, 20 calls
+        # a minute in a group (sends and edits), one message a second in a private chat.
+        if not self.automatic or not (is_send or is_group):
             return
-        now = time.monotonic()
-        window = self._per_group.setdefault(chat_id, deque()) if is_group else None
-        for stamps, limit, span in (
-            (self._overall, MESSAGES_PER_SECOND, 1.0),
-            (window, GROUP_MESSAGES_PER_MINUTE, 60.0),
-        ):
-            if stamps is None:
-                continue
+        now = self.clock()
+        window = self._per_chat.setdefault(chat_id, deque())
+        chat_limit = (
+            (window, GROUP_MESSAGES_PER_MINUTE, 60.0)
+            if is_group
+            else (window, PRIVATE_MESSAGES_PER_SECOND, 1.0)
+        )
+        for stamps, limit, span in ((self._overall, MESSAGES_PER_SECOND, 1.0), chat_limit):
             while stamps and stamps[0] <= now - span:
                 stamps.popleft()
             if len(stamps) >= limit:
                 raise too_many_requests(max(1, math.ceil(stamps[0] + span - now)))
         self._overall.append(now)
-        if window is not None:
-            window.append(now)
+        window.append(now)

@@ -208,7 +208,7 @@ class FakeBotApi(Controls):
     async def _bot_endpoint(self, request: web.Request) -> web.Response:
         given = request.match_info["method"]
         method = CANONICAL.get(given.lower(), given)
-        started = time.time()
+        started = self.world.clock()
         params = Params({})
         result: Any = None
         try:

@@ -13,6 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 logger = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+# How a transaction begins, as an execution option of the engine it runs on (see ``_on_begin``).
+BEGIN = "cuckoo_begin"
+BEGIN_WRITE = "immediate"  # takes SQLite's write lock up front
+BEGIN_READ = "deferred"  # reads only: no write lock
+BEGIN_NONE = "none"  # no transaction: each statement commits by itself (one write)
 _ASYNC_DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
     "postgres": "postgresql+asyncpg",
@@ -71,7 +76,11 @@ def _sqlite_engine(url: URL, **kwargs: Any) -> AsyncEngine:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        # Take the write lock up front: two writers queue instead of failing on upgrade.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        mode = connection.get_execution_options().get(BEGIN, BEGIN_WRITE)
+        if mode == BEGIN_WRITE:
+            # Take the write lock up front: two writers queue instead of failing on upgrade.
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        elif mode == BEGIN_READ:
+            connection.exec_driver_sql("BEGIN")  # one snapshot for all reads, no write lock
 
     return engine

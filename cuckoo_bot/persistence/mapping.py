@@ -5,16 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cuckoo_bot.app.model import (
-    Chat,
-    Game,
-    GameStatus,
-    LogEntry,
-    Notice,
-    NoticeKind,
-    Player,
-    Standing,
-)
+from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
+from cuckoo_bot.app.notices import Notice, NoticeKind, dump_payload, load_payload
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.models import (
@@ -110,9 +102,6 @@ def game_values(game: Game) -> dict[str, Any]:
         "winners": list(state.winners) if state is not None else [],
         "shared_victory": state.shared_victory if state is not None else False,
         "deadline": game.deadline,
-        "lobby_message_id": game.lobby_message_id,
-        "table_message_id": game.table_message_id,
-        "table_round": game.table_round,
         "language": game.language,
         "cancel_reason": game.cancel_reason,
         "created_at": game.created_at,
@@ -121,9 +110,16 @@ def game_values(game: Game) -> dict[str, Any]:
     }
 
 
-def game_from_row(row: GameRow) -> Game:
+def stored_seats(game: Game) -> tuple[tuple[int, int | None, int | None], ...]:
+    """The ``game_players`` rows a game has: (player, lives, round out) in seat order."""
+    if game.state is not None:
+        return tuple((s.player, s.lives, s.eliminated_in_round) for s in game.state.seats)
+    return tuple((p, None, None) for p in game.seats)
+
+
+def game_from_row(row: GameRow, chat: ChatRow | None = None) -> Game:
     turn_timeout = _turn_timeout(row.settings)
-    return Game(
+    game = Game(
         id=row.id,
         chat_id=row.chat_id,
         creator_id=row.creator_id,
@@ -135,15 +131,17 @@ def game_from_row(row: GameRow) -> Game:
         seats=list(row.seats),
         state=codec.load_state(row.state) if row.state is not None else None,
         deadline=row.deadline,
-        lobby_message_id=row.lobby_message_id,
-        table_message_id=row.table_message_id,
-        table_round=row.table_round,
         started_at=row.started_at,
         finished_at=row.finished_at,
         cancel_reason=row.cancel_reason,
         language=row.language,
         version=row.version,
+        chat=chat_from_row(chat) if chat is not None else None,
+        stored_log_seq=row.log_seq,
     )
+    game.stored_round = game.state.round.number if game.state and game.state.round else None
+    game.stored_seats = stored_seats(game)
+    return game
 
 
 # -- the log ---------------------------------------------------------------------------------
@@ -179,18 +177,21 @@ def notice_values(notice: Notice, created_at: datetime) -> dict[str, Any]:
         "chat_id": notice.chat_id,
         "game_id": notice.game_id,
         "thread_id": notice.thread_id,
-        "payload": notice.payload,
+        "round": notice.round,
+        "payload": dump_payload(notice.payload),
         "created_at": created_at,
         "attempts": 0,
+        "live_keys": False,
     }
 
 
 def notice_from_row(row: OutboxRow) -> Notice:
+    kind = NoticeKind(row.kind)
     return Notice(
-        kind=NoticeKind(row.kind),
+        kind=kind,
         chat_id=row.chat_id,
         game_id=row.game_id,
-        payload=dict(row.payload),
+        payload=load_payload(kind, row.payload),
         id=row.id,
         thread_id=row.thread_id,
         created_at=row.created_at,

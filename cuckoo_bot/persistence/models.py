@@ -47,6 +47,8 @@ def _in(column: str, values: tuple[str, ...]) -> str:
 
 OPEN_GAME = text(_in("status", OPEN_STATUSES))
 UNSENT = text("sent_at IS NULL")
+LIVE_KEYS = text("live_keys")
+SENT = text("message_id IS NOT NULL")
 
 
 class Base(DeclarativeBase):
@@ -109,15 +111,14 @@ class GameRow(Base):
     winners: Mapped[list[int]] = mapped_column(json_type())
     shared_victory: Mapped[bool] = mapped_column(Boolean)
     deadline: Mapped[datetime | None] = mapped_column(UtcDateTime, index=True)
-    lobby_message_id: Mapped[int | None] = mapped_column(BigInteger)
-    table_message_id: Mapped[int | None] = mapped_column(BigInteger)
-    table_round: Mapped[int | None] = mapped_column(Integer)
     language: Mapped[str] = mapped_column(String(35))
     cancel_reason: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     started_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     version: Mapped[int] = mapped_column(Integer)
+    # The last ``game_log.seq`` written: the log goes on without reading it back.
+    log_seq: Mapped[int] = mapped_column(Integer, server_default=text("0"))
 
 
 class GamePlayerRow(Base):
@@ -150,8 +151,6 @@ class RoundRow(Base):
     number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     dealer_id: Mapped[int] = mapped_column(BigInteger)
     deck: Mapped[list[str]] = mapped_column(json_type())  # 52 card codes, top first
-    turn: Mapped[int | None] = mapped_column(Integer)
-    deadline: Mapped[datetime | None] = mapped_column(UtcDateTime)
     status: Mapped[str] = mapped_column(String(16))
     outcome: Mapped[dict[str, Any] | None] = mapped_column(json_type())
     dealt_at: Mapped[datetime] = mapped_column(UtcDateTime)
@@ -182,15 +181,15 @@ class ProcessedUpdateRow(Base):
 
 
 class OutboxRow(Base):
+    """A notice to show; once sent, the message it became (later notices edit it)."""
+
     __tablename__ = "outbox"
     __table_args__ = (
-        Index(
-            "ix_outbox_pending",
-            "game_id",
-            "id",
-            postgresql_where=UNSENT,
-            sqlite_where=UNSENT,
-        ),
+        Index("ix_outbox_pending", "chat_id", "id", postgresql_where=UNSENT, sqlite_where=UNSENT),
+        # The game's messages with keys still on them, and its newest lobby and table.
+        Index("ix_outbox_game_sent", "game_id", "kind", "id", postgresql_where=SENT, sqlite_where=SENT),
+        # The newest message the bot sent in a chat.
+        Index("ix_outbox_chat_message", "chat_id", "message_id", postgresql_where=SENT, sqlite_where=SENT),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -198,11 +197,14 @@ class OutboxRow(Base):
     chat_id: Mapped[int] = mapped_column(BigInteger)  # a group, or a user for private messages
     game_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("games.id", ondelete="CASCADE"))
     thread_id: Mapped[int | None] = mapped_column(BigInteger)
+    round: Mapped[int | None] = mapped_column(Integer)  # the round a table or private notice is about
     payload: Mapped[dict[str, Any]] = mapped_column(json_type())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     error: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(Integer)
+    message_id: Mapped[int | None] = mapped_column(BigInteger)  # Telegram's, once sent or edited
+    live_keys: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
 
 
 class StandingRow(Base):

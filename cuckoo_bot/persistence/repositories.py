@@ -7,13 +7,31 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Executable, Select, delete, exists, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Table,
+    Boolean,
+    Executable,
+    Integer,
+    Text,
+    Select,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from cuckoo_bot.app.model import Chat, Game, LogEntry, Notice, Player, Standing
+from cuckoo_bot.app.dispatch import Delivered, SentMessage
+from cuckoo_bot.app.model import Chat, Game, LogEntry, Player, Standing
+from cuckoo_bot.app.notices import Notice, NoticeKind
 from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.domain.actions import Deal, PlayerId
 from cuckoo_bot.domain.events import (
@@ -23,7 +41,6 @@ from cuckoo_bot.domain.events import (
     Revealed,
     RoundDealt,
 )
-from cuckoo_bot.domain.state import Phase
 from cuckoo_bot.persistence.mapping import (
     chat_from_row,
     chat_values,
@@ -37,7 +54,9 @@ from cuckoo_bot.persistence.mapping import (
     player_values,
     standing_from_row,
     standing_values,
+    stored_seats,
 )
+from cuckoo_bot.persistence.types import UtcDateTime
 from cuckoo_bot.persistence.models import (
     OPEN_STATUSES,
     ChatRow,
@@ -57,6 +76,12 @@ Now = Callable[[], datetime]
 # Processed update ids are kept this long; a redelivery comes within seconds or minutes.
 UPDATE_RETENTION = timedelta(days=1)
 PRUNE_EVERY = 256  # prune when an update id is a multiple of this: about once per 256 updates
+
+
+def _table(model: type[Any]) -> Table:
+    """A model's table: statements run with many parameter sets go through Core, one
+    ``executemany`` each (the ORM would read rows back by primary key)."""
+    return cast(Table, model.__table__)
 
 
 @dataclass(frozen=True)
@@ -213,63 +238,94 @@ class SqlPlayers:
         )
 
 
+    async def set_reachable(self, player_id: PlayerId, reachable: bool) -> None:
+        await self._s.session.execute(
+            update(PlayerRow)
+            .where(PlayerRow.id == player_id)
+            .values(can_dm=reachable, updated_at=self._s.now())
+            .execution_options(synchronize_session=False)
+        )
+
+
 class SqlGames:
     def __init__(self, store: Store) -> None:
         self._s = store
 
+    def _select(self) -> Select[GameRow, ChatRow]:
+        return select(GameRow, ChatRow).outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
+
+    async def _one(self, query: Select[GameRow, ChatRow], lock: bool) -> Game | None:
+        if lock:
+            query = query.with_for_update(of=GameRow)  # the chat's row stays unlocked
+        result = await self._s.session.execute(query.execution_options(populate_existing=True))
+        found = result.first()
+        if found is None:
+            return None
+        game_row, chat_row = found
+        return game_from_row(game_row, chat_row)
+
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
-        query = select(GameRow).where(GameRow.id == game_id)
-        row = await self._s.row(query.with_for_update() if lock else query)
-        return game_from_row(row) if row is not None else None
+        return await self._one(self._select().where(GameRow.id == game_id), lock)
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
-        query = select(GameRow).where(GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES))
-        row = await self._s.row(query.with_for_update() if lock else query)
-        return game_from_row(row) if row is not None else None
+        query = self._select().where(
+            GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES)
+        )
+        return await self._one(query, lock)
 
     async def add(self, game: Game) -> Game:
         result = await self._s.session.execute(
-            insert(GameRow).values(**game_values(game), version=game.version).returning(GameRow.id)
+            insert(GameRow)
+            .values(**game_values(game), version=game.version, log_seq=0)
+            .returning(GameRow.id)
         )
         game.id = result.scalar_one()
         await self._written(game)
         return game
 
     async def save(self, game: Game) -> None:
+        entries, game.new_log = game.new_log, []
+        log_seq = game.stored_log_seq + len(entries)
         matched = await self._s.rowcount(
             update(GameRow)
             .where(GameRow.id == game.id, GameRow.version == game.version)
-            .values(**game_values(game), version=game.version + 1)
+            .values(**game_values(game), version=game.version + 1, log_seq=log_seq)
             .execution_options(synchronize_session=False)
         )
         if matched != 1:
             raise ConcurrentUpdate(game.id)
         game.version += 1
+        game.new_log = entries
         await self._written(game)
 
     async def _written(self, game: Game) -> None:
-        """Bring the rows derived from ``game`` in line: seats, log, rounds."""
+        """Bring the rows derived from ``game`` in line: seats, log, rounds. Nothing is read:
+        the game row says where the log goes on and what the seats were."""
         await self._sync_seats(game)
         entries, game.new_log = game.new_log, []
-        await _LogWriter(self._s, game.id).append(entries)
+        writer = _LogWriter(self._s, game.id, game.stored_log_seq, game.stored_round)
+        game.stored_log_seq, game.stored_round = await writer.append(entries)
         await self._sync_rounds(game)
 
     async def _sync_seats(self, game: Game) -> None:
-        if game.state is not None:
-            wanted: list[tuple[int, int, int | None, int | None]] = [
-                (s.player, i, s.lives, s.eliminated_in_round)
-                for i, s in enumerate(game.state.seats)
-            ]
-        else:
-            wanted = [(p, i, None, None) for i, p in enumerate(game.seats)]
-        current = await self._s.rows(
-            select(GamePlayerRow)
-            .where(GamePlayerRow.game_id == game.id)
-            .order_by(GamePlayerRow.seat)
-        )
-        if [(r.player_id, r.seat, r.lives, r.eliminated_in_round) for r in current] == wanted:
+        wanted, stored = stored_seats(game), game.stored_seats
+        if wanted == stored:
             return
+        game.stored_seats = wanted
         s = self._s.session
+        if [p for p, _, _ in wanted] == [p for p, _, _ in stored]:
+            # The same seats: only lives or eliminations changed (one statement).
+            seats = _table(GamePlayerRow)
+            await s.execute(
+                update(seats)
+                .where(seats.c.game_id == bindparam("g"), seats.c.player_id == bindparam("p"))
+                .values(lives=bindparam("lives"), eliminated_in_round=bindparam("out")),
+                [
+                    {"g": game.id, "p": player, "lives": lives, "out": out}
+                    for player, lives, out in wanted
+                ],
+            )
+            return
         await s.execute(
             delete(GamePlayerRow)
             .where(GamePlayerRow.game_id == game.id)
@@ -287,31 +343,22 @@ class SqlGames:
                         "eliminated_in_round": out,
                         "is_computer": player < 0,
                     }
-                    for player, seat, lives, out in wanted
+                    for seat, (player, lives, out) in enumerate(wanted)
                 ],
             )
 
     async def _sync_rounds(self, game: Game) -> None:
         state = game.state
-        if state is None:
+        if state is None or game.status.open:
             return
-        playing = (RoundRow.game_id == game.id, RoundRow.status == "playing")
-        if state.phase is Phase.TURNS and state.round is not None and game.status.open:
-            await self._s.session.execute(
-                update(RoundRow)
-                .where(*playing, RoundRow.number == state.round.number)
-                .values(turn=state.turn, deadline=game.deadline)
-                .execution_options(synchronize_session=False)
-            )
-            return
-        # Still "playing" but no longer on the table: the game ended while it was being played
+        # Still "playing" but the game is over: it ended while the round was being played
         # (the last opponent resigned and the deal was gathered, or the game was cancelled).
+        playing = (RoundRow.game_id == game.id, RoundRow.status == "playing")
         await self._s.session.execute(
             update(RoundRow)
             .where(*playing)
             .values(
                 status="misdealt" if state.finished else "abandoned",
-                deadline=None,
                 ended_at=game.finished_at or self._s.now(),
             )
             .execution_options(synchronize_session=False)
@@ -359,52 +406,58 @@ class SqlGames:
 class _LogWriter:
     """Appends log entries and derives the ``rounds`` rows from their events."""
 
-    def __init__(self, store: Store, game_id: int) -> None:
+    def __init__(self, store: Store, game_id: int, seq: int, round_no: int | None) -> None:
         self._s = store
         self._game_id = game_id
+        self._seq = seq
+        self._round = round_no
+        self._dealt: list[dict[str, Any]] = []
+        self._closed: dict[int, dict[str, Any]] = {}
 
-    async def append(self, entries: Sequence[LogEntry]) -> None:
+    async def append(self, entries: Sequence[LogEntry]) -> tuple[int, int | None]:
+        """Write the entries and their rounds; the last log position and round number."""
         if not entries:
-            return
-        s = self._s.session
-        last_seq, round_no = (
-            await s.execute(
-                select(
-                    select(func.max(GameLogRow.seq))
-                    .where(GameLogRow.game_id == self._game_id)
-                    .scalar_subquery(),
-                    select(func.max(RoundRow.number))
-                    .where(RoundRow.game_id == self._game_id)
-                    .scalar_subquery(),
-                )
-            )
-        ).one()
-        seq = last_seq or 0
+            return self._seq, self._round
         rows = []
         for entry in entries:
-            seq += 1
-            round_no = await self._derive_rounds(entry, round_no)
-            rows.append(log_values(self._game_id, seq, round_no, entry))
-        await s.execute(insert(GameLogRow), rows)
-
-    async def _derive_rounds(self, entry: LogEntry, round_no: int | None) -> int | None:
-        """Write the rounds an entry deals or ends; the round number the entry belongs to."""
+            self._seq += 1
+            self._derive_rounds(entry)
+            rows.append(log_values(self._game_id, self._seq, self._round, entry))
         s = self._s.session
+        await s.execute(insert(GameLogRow), rows)
+        if self._dealt:
+            await s.execute(insert(RoundRow), self._dealt)
+        if self._closed:
+            rounds = _table(RoundRow)
+            await s.execute(
+                update(rounds)
+                .where(rounds.c.game_id == self._game_id, rounds.c.number == bindparam("n"))
+                .values(
+                    status=bindparam("status"),
+                    outcome=bindparam("outcome"),
+                    ended_at=bindparam("ended_at"),
+                ),
+                list(self._closed.values()),
+            )
+        return self._seq, self._round
+
+    def _derive_rounds(self, entry: LogEntry) -> None:
+        """Note the rounds an entry deals or ends; moves on the round the entry belongs to."""
         outcome: dict[str, Any] | None = None
         revealed: int | None = None
         for event in entry.events:
             if isinstance(event, RoundDealt):
-                round_no = event.round
+                self._round = event.round
                 deck = entry.action.deck if isinstance(entry.action, Deal) else ()
-                await s.execute(
-                    insert(RoundRow).values(
-                        game_id=self._game_id,
-                        number=event.round,
-                        dealer_id=event.dealer,
-                        deck=[card.code for card in deck],
-                        status="playing",
-                        dealt_at=entry.at,
-                    )
+                self._dealt.append(
+                    {
+                        "game_id": self._game_id,
+                        "number": event.round,
+                        "dealer_id": event.dealer,
+                        "deck": [card.code for card in deck],
+                        "status": "playing",
+                        "dealt_at": entry.at,
+                    }
                 )
             elif isinstance(event, Revealed):
                 revealed = event.round
@@ -426,47 +479,105 @@ class _LogWriter:
             elif isinstance(event, PlayerEliminated) and outcome is not None:
                 outcome["eliminated"].append(event.player)
             elif isinstance(event, Misdealt):
-                await self._close(event.round, "misdealt", None, entry.at)
+                self._close(event.round, "misdealt", None, entry.at)
         if revealed is not None:
-            await self._close(revealed, "revealed", outcome, entry.at)
-        return round_no
+            self._close(revealed, "revealed", outcome, entry.at)
 
-    async def _close(
+    def _close(
         self, number: int, status: str, outcome: dict[str, Any] | None, at: datetime
     ) -> None:
-        await self._s.session.execute(
-            update(RoundRow)
-            .where(RoundRow.game_id == self._game_id, RoundRow.number == number)
-            .values(status=status, outcome=outcome, deadline=None, ended_at=at)
-            .execution_options(synchronize_session=False)
-        )
+        for dealt in self._dealt:
+            if dealt["number"] == number:  # dealt and ended in the same move: one insert
+                dealt.update(status=status, outcome=outcome, ended_at=at)
+                return
+        self._closed[number] = {"n": number, "status": status, "outcome": outcome, "ended_at": at}
 
 
 class SqlOutbox:
     def __init__(self, store: Store) -> None:
         self._s = store
 
-    async def add(self, notice: Notice) -> None:
-        created_at = notice.created_at or self._s.now()
+    async def add_many(self, notices: Sequence[Notice]) -> None:
+        if not notices:
+            return
+        now = self._s.now()
+        values = [notice_values(n, n.created_at or now) for n in notices]
         result = await self._s.session.execute(
-            insert(OutboxRow).values(**notice_values(notice, created_at)).returning(OutboxRow.id)
+            insert(OutboxRow).returning(OutboxRow.id, sort_by_parameter_order=True), values
         )
-        notice.id = result.scalar_one()
-        notice.created_at = created_at
+        for notice, new_id in zip(notices, result.scalars().all(), strict=True):
+            notice.id = new_id
+            notice.created_at = notice.created_at or now
 
-    async def pending(self, game_id: int | None = None, limit: int = 100) -> list[Notice]:
+    async def pending(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
         query = select(OutboxRow).where(OutboxRow.sent_at.is_(None))
-        if game_id is not None:
-            query = query.where(OutboxRow.game_id == game_id)
+        if chat_id is not None:
+            query = query.where(OutboxRow.chat_id == chat_id)
         rows = await self._s.rows(query.order_by(OutboxRow.id).limit(limit))
         return [notice_from_row(row) for row in rows]
 
-    async def done(self, notice_id: int, *, error: str | None = None) -> None:
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        newest_here = (
+            select(func.max(OutboxRow.id))
+            .where(
+                OutboxRow.game_id == game_id,
+                OutboxRow.message_id.is_not(None),
+                OutboxRow.kind.in_([NoticeKind.LOBBY.value, NoticeKind.TABLE.value]),
+            )
+            .group_by(OutboxRow.kind)
+        )
+        other = aliased(OutboxRow)
+        newest_in_chat = (
+            select(func.max(other.message_id))
+            .where(other.chat_id == OutboxRow.chat_id, other.message_id.is_not(None))
+            .scalar_subquery()
+        )
+        result = await self._s.session.execute(
+            select(OutboxRow, newest_in_chat)
+            .where(
+                OutboxRow.game_id == game_id,
+                OutboxRow.message_id.is_not(None),
+                or_(OutboxRow.live_keys, OutboxRow.id.in_(newest_here)),
+            )
+            .order_by(OutboxRow.id)
+        )
+        return [
+            SentMessage(
+                notice=notice_from_row(row),
+                message_id=row.message_id or 0,
+                live_keys=row.live_keys,
+                newest=newest or 0,
+            )
+            for row, newest in result.all()
+        ]
+
+    async def mark(self, delivered: Sequence[Delivered]) -> None:
+        if not delivered:
+            return
+        rows = _table(OutboxRow)
         await self._s.session.execute(
-            update(OutboxRow)
-            .where(OutboxRow.id == notice_id)
-            .values(sent_at=self._s.now(), error=error, attempts=OutboxRow.attempts + 1)
-            .execution_options(synchronize_session=False)
+            update(rows)
+            .where(rows.c.id == bindparam("n"))
+            .values(
+                sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
+                message_id=func.coalesce(
+                    bindparam("message_id", type_=BigInteger), rows.c.message_id
+                ),
+                live_keys=bindparam("live", type_=Boolean),
+                error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
+                attempts=rows.c.attempts + bindparam("tries", type_=Integer),
+            ),
+            [
+                {
+                    "n": d.notice_id,
+                    "at": self._s.now(),
+                    "message_id": d.message_id,
+                    "live": d.live_keys,
+                    "error": d.error,
+                    "tries": d.tries,
+                }
+                for d in delivered
+            ],
         )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -16,8 +15,10 @@ from cuckoo_bot.app.ports import (
     PlayerRepository,
     StandingRepository,
     UnitOfWork,
+    UnitOfWorkFactory,
     UpdateLog,
 )
+from cuckoo_bot.persistence.engine import BEGIN, BEGIN_NONE, BEGIN_READ, BEGIN_WRITE
 from cuckoo_bot.persistence.repositories import (
     SqlChats,
     SqlGames,
@@ -81,12 +82,22 @@ class SqlUnitOfWork:
         await self._session.commit()
 
 
-def sql_uow_factory(engine: AsyncEngine, clock: Clock | None = None) -> Callable[[], UnitOfWork]:
-    """A ``ports.UnitOfWorkFactory``: each call gives a fresh unit of work on ``engine``."""
-    sessions = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
-    moment = clock or SystemClock()
+def sql_uow_factory(engine: AsyncEngine, clock: Clock | None = None) -> UnitOfWorkFactory:
+    """A ``ports.UnitOfWorkFactory``: each call gives a fresh unit of work on ``engine``.
 
-    def make() -> UnitOfWork:
-        return SqlUnitOfWork(sessions, moment)
+    ``read_only=True`` begins without SQLite's write lock; ``autocommit=True`` begins no
+    transaction at all, for a unit of work that writes with a single statement.
+    """
+    moment = clock or SystemClock()
+    sessions = {
+        mode: async_sessionmaker(
+            engine.execution_options(**{BEGIN: mode}), expire_on_commit=False, autoflush=False
+        )
+        for mode in (BEGIN_WRITE, BEGIN_READ, BEGIN_NONE)
+    }
+
+    def make(*, read_only: bool = False, autocommit: bool = False) -> UnitOfWork:
+        mode = BEGIN_NONE if autocommit else BEGIN_READ if read_only else BEGIN_WRITE
+        return SqlUnitOfWork(sessions[mode], moment)
 
     return make

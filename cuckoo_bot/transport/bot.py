@@ -20,6 +20,7 @@ from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
+from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
 from cuckoo_bot.transport.timers import Timers
 
@@ -47,6 +48,7 @@ def build_application(
     translator: Translator,
     metrics: Metrics | None = None,
     group_rate: int = 20,
+    private_interval: float = 1.0,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     metrics = metrics or Metrics()
     application = (
@@ -55,9 +57,9 @@ def build_application(
         .base_url(api_base_url)
         .request(CountingRequest(metrics, connection_pool_size=16))
         .get_updates_request(CountingRequest(metrics, read_timeout=40))
-        .rate_limiter(
-            AIORateLimiter(group_max_rate=group_rate, group_time_period=60, max_retries=3)
-        )
+        # The overall limit (30 a second) and waiting out a 429 stay with PTB; a group's
+        # budget is the courier's, which coalesces instead of queueing (``pacing.py``).
+        .rate_limiter(AIORateLimiter(group_max_rate=0, max_retries=3))
         .defaults(
             Defaults(
                 parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
@@ -70,19 +72,21 @@ def build_application(
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
-    courier = Courier(deps, application.bot, renderer)
+    budget = GroupBudget(group_rate, clock=lambda: deps.clock.now().timestamp())
+    courier = Courier(deps, application.bot, renderer, budget, PrivatePacer(private_interval))
 
     async def expire(game_id: int) -> None:
         outcome = await play.expire(deps, game_id)
         if outcome.deadline is not None:
             services.timers.arm(game_id, outcome.deadline)
-        if outcome.changed:
-            await courier.flush(game_id)
+        if outcome.dispatch:
+            await courier.deliver(outcome.dispatch)
 
     async def sweep() -> None:
         for game_id, _ in await play.due(deps):
             await expire(game_id)
-        await courier.flush()
+        await courier.sweep()
+        budget.forget_idle()
 
     services = handlers.Services(
         deps=deps,

@@ -83,11 +83,19 @@ async def _language(s: Services, update: Update) -> str:
     return "en"
 
 
-async def _say(update: Update, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
-    """Answer in the chat (and forum topic) the update came from."""
+async def _say(
+    update: Update,
+    text: str,
+    keyboard: InlineKeyboardMarkup | None = None,
+    s: Services | None = None,
+) -> None:
+    """Answer in the chat (and forum topic) the update came from. A group's answer is counted
+    in the group's budget, so the game's table waits for it rather than exceed the limit."""
     message = update.effective_message
     if message is None:
         return
+    if s is not None and message.chat.type in GROUP_TYPES:
+        s.courier.budget.spend(message.chat.id)
     await message.reply_text(
         text, reply_markup=keyboard, message_thread_id=thread_of(update), do_quote=False
     )
@@ -97,14 +105,13 @@ async def _after(s: Services, outcome: Outcome) -> None:
     """After the commit: arm the game's timer and deliver what the move queued."""
     if outcome.game_id is not None and outcome.deadline is not None:
         s.timers.arm(outcome.game_id, outcome.deadline)
-    if outcome.changed:
-        s.courier.schedule(outcome.game_id)
+    s.courier.dispatch(outcome.dispatch)
 
 
 async def _reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
     if outcome.reply is not None:
         players = await _players_named(s, outcome.reply)
-        await _say(update, s.renderer.reply(lang, outcome.reply, players))
+        await _say(update, s.renderer.reply(lang, outcome.reply, players), s=s)
     await _after(s, outcome)
 
 

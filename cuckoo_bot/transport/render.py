@@ -9,17 +9,38 @@ from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from cuckoo_bot.app.model import Chat, Game, NoticeKind, Player
-from cuckoo_bot.app.queries import Delivery, League
+from cuckoo_bot.app.model import Chat, Game, Player
+from cuckoo_bot.app.notices import (
+    Announcement,
+    CloseNote,
+    DealNote,
+    GameOverView,
+    LobbyView,
+    Notice,
+    PromptNote,
+    RoundResult,
+    TableView,
+    TurnView,
+)
+from cuckoo_bot.app.queries import League
 from cuckoo_bot.app.results import Reply
-from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.cards import Card
-from cuckoo_bot.domain.events import GameWon, LifeLossCause, LifeLost, PlayerEliminated, Revealed
+from cuckoo_bot.domain.events import (
+    LifeLossCause,
+    Misdealt,
+    PlayerRemoved,
+    RemovalReason,
+    SuddenDeathDrawn,
+    SuddenDeathStarted,
+)
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 
+Players = dict[int, Player]
+MOVE_KEYS = {"keep": cb.KEEP, "swap": cb.SWAP, "cut": cb.CUT}
 MAX_TEXT = 4096
 MAX_POPUP = 200
 _TAG = re.compile(r"<[^>]+>")
@@ -98,35 +119,36 @@ class Renderer:
         self.tr = translator
         self.lobby_minutes = lobby_minutes
 
-    # -- outbox notices ------------------------------------------------------------------------
+    def preview(self, notice: Notice, game: Game, players: Players, lang: str) -> Rendered:
+        """A notice as it shows when sent on its own (the courier may merge or fold it)."""
+        payload = notice.payload
+        if isinstance(payload, LobbyView):
+            return self.lobby(notice, game, players, lang)
+        if isinstance(payload, TableView):
+            return self.table(notice, [], game, players, lang)
+        if isinstance(payload, DealNote):
+            return self.deal(payload, game, players, lang, with_result=True)
+        if isinstance(payload, PromptNote):
+            return self.prompt(payload, game, players, lang)
+        if isinstance(payload, CloseNote):
+            return self.close(payload, game, players, lang)
+        return self.group_notice(notice, game, players, lang)
 
-    def notice(self, delivery: Delivery, lang: str) -> Rendered:
-        n = delivery.notice
-        kind = n.kind
-        if kind is NoticeKind.LOBBY:
-            return self.lobby(delivery, lang)
-        if kind is NoticeKind.TABLE:
-            return self.table(delivery, lang)
-        if kind is NoticeKind.CARD:
-            return self.card(delivery, lang)
-        if kind is NoticeKind.GAME_OVER:
-            return self.game_over(delivery, lang)
-        return self.announce(delivery, lang)
+    # -- the group ---------------------------------------------------------------------------
 
-    def lobby(self, d: Delivery, lang: str) -> Rendered:
+    def lobby(self, notice: Notice, game: Game, players: Players, lang: str) -> Rendered:
         t = self.tr.t
-        p, game = d.notice.payload, d.game
-        assert game is not None
-        seats: list[int] = p["seats"]
-        creator = name_of(d.players, game.creator_id)
+        view = notice.payload
+        assert isinstance(view, LobbyView)
+        seats = view.seats
+        creator = name_of(players, game.creator_id)
         lines = [t(lang, "lobby_title", creator=creator), ""]
         lines.append(t(lang, "lobby_players", count=len(seats), max=game.rules.max_players))
-        lines += [f"{i}. {name_of(d.players, s)}" for i, s in enumerate(seats, 1)] or [
+        lines += [f"{i}. {name_of(players, s)}" for i, s in enumerate(seats, 1)] or [
             t(lang, "lobby_nobody")
         ]
-        status = p["status"]
         keyboard = None
-        if status == "lobby":
+        if view.status == "lobby":
             lines += [
                 "",
                 t(
@@ -151,222 +173,286 @@ class Renderer:
                     [(t(lang, "btn_cancel"), cb.Callback(cb.CANCEL, game.id).encode())],
                 ]
             )
-        elif status == "running" or status == "finished":
+        elif view.status in ("running", "finished"):
             lines += ["", t(lang, "lobby_started")]
         else:
-            reason = p.get("reason")
             key = {"expired": "lobby_expired", "bot_removed": "lobby_bot_removed"}.get(
-                reason or "", "lobby_cancelled"
+                view.reason or "", "lobby_cancelled"
             )
             lines += ["", t(lang, key)]
         return Rendered(fit("\n".join(lines)), keyboard)
 
-    def table(self, d: Delivery, lang: str) -> Rendered:
-        t = self.tr.t
-        p, game = d.notice.payload, d.game
-        assert game is not None
-        players = d.players
-        lines = [t(lang, "table_title", round=p["round"], dealer=name_of(players, p["dealer"]))]
-        lives = p["lives"]
-        lines.append(
-            " · ".join(
-                f"{name_of(players, pid)} {hearts(lives.get(str(pid), 0))}" for pid in p["order"]
-            )
-        )
-        lines.append("")
-        dealer = p["dealer"]
-        head, lines = lines, []
-        acts = self._acts(lang, p["acts"], players, dealer)
+    def table(
+        self, notice: Notice, folded: list[Notice], game: Game, players: Players, lang: str
+    ) -> Rendered:
+        """The round's table. ``folded``: later rounds that ended before their own table could
+        be posted; their reveals follow this round's."""
+        view = notice.payload
+        assert isinstance(view, TableView)
+        head = self._table_head(view, players, lang)
+        acts = self._acts(lang, view.acts, players, view.dealer)
+        lines = self._table_tail(view, game, players, lang)
+        for later in folded:
+            assert isinstance(later.payload, TableView)
+            lines += ["", "", *self._table_tail(later.payload, game, players, lang)]
         keyboard = None
-        actor = p.get("actor")
-        if p.get("closed"):
-            lines.append(t(lang, "table_cancelled"))
-        elif p.get("gathered"):
-            lines.append(t(lang, "table_gathered"))
-        elif p.get("reveal"):
-            lines += ["", *self._reveal(lang, p["round"], p["reveal"], players)]
-        elif actor is not None:
-            seconds = int(game.turn_timeout)
-            if actor == dealer and p.get("cuts_made", 0) > 0:
-                lines.append(
-                    t(
-                        lang,
-                        "turn_prompt_cut_again",
-                        mention=mention(players, actor),
-                        seconds=seconds,
-                    )
-                )
-            elif actor == dealer:
-                lines.append(
-                    t(lang, "turn_prompt_dealer", mention=mention(players, actor), seconds=seconds)
-                )
-            else:
-                order = p["order"]
-                target = order[order.index(actor) + 1]
-                lines.append(
-                    t(
-                        lang,
-                        "turn_prompt",
-                        mention=mention(players, actor),
-                        target=name_of(players, target),
-                        seconds=seconds,
-                    )
-                )
-            row = []
-            for option in p["options"]:
-                kind = {"keep": cb.KEEP, "swap": cb.SWAP, "cut": cb.CUT}[option]
-                row.append(
-                    (
-                        t(lang, f"btn_{option}"),
-                        cb.Callback(kind, game.id, p["round"], p["turn"]).encode(),
-                    )
-                )
-            keyboard = _keys(
-                [row, [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]]
-            )
+        if not view.final:
+            data = cb.Callback(cb.MY_CARD, game.id).encode()
+            keyboard = _keys([[(self.tr.t(lang, "btn_my_card"), data)]])
         return Rendered(fit_middle(head, acts, lines), keyboard)
 
+    def _table_head(self, view: TableView, players: Players, lang: str) -> list[str]:
+        t = self.tr.t
+        return [
+            t(lang, "table_title", round=view.round, dealer=name_of(players, view.dealer)),
+            " · ".join(
+                f"{name_of(players, pid)} {hearts(lives)}"
+                for pid, lives in zip(view.order, view.lives, strict=True)
+            ),
+            "",
+        ]
+
+    def _table_tail(self, view: TableView, game: Game, players: Players, lang: str) -> list[str]:
+        t = self.tr.t
+        if view.closed:
+            return [t(lang, "table_cancelled")]
+        if view.gathered:
+            return [t(lang, "table_gathered", round=view.round)]
+        if view.reveal is not None:
+            return ["", *self._reveal(lang, view, players)]
+        if view.actor is not None:
+            key = "table_waiting_dealer" if view.actor == view.dealer else "table_waiting"
+            return [
+                "",
+                t(lang, key, name=name_of(players, view.actor), seconds=int(game.turn_timeout)),
+            ]
+        return []
+
     def _acts(
-        self, lang: str, acts: list[dict[str, Any]], players: dict[int, Player], dealer: int
+        self, lang: str, acts: tuple[Act, ...], players: Players, dealer: int
     ) -> list[str]:
         lines, cut = [], False
         for act in acts:
             lines.append(self._act(lang, act, players, dealer, after_cut=cut))
-            cut = cut or act["kind"] in ("cut", "cut_blocked")
+            cut = cut or act.kind in (ActKind.CUT, ActKind.CUT_BLOCKED)
         return lines
 
     def _act(
-        self,
-        lang: str,
-        act: dict[str, Any],
-        players: dict[int, Player],
-        dealer: int,
-        after_cut: bool = False,
+        self, lang: str, act: Act, players: Players, dealer: int, after_cut: bool = False
     ) -> str:
         t = self.tr.t
-        name = name_of(players, act["player"])
-        kind = act["kind"]
-        if kind == "keep":
-            if act["player"] == dealer:
+        name = name_of(players, act.player)
+        kind = act.kind
+        if kind is ActKind.KEEP:
+            if act.player == dealer:
                 return t(lang, "act_dealer_stands" if after_cut else "act_dealer_keep", name=name)
             return t(lang, "act_keep", name=name)
-        if kind == "timeout":
+        if kind is ActKind.TIMEOUT:
             return t(lang, "act_timeout", name=name)
-        if kind == "swap":
-            return t(lang, "act_swap", name=name, target=name_of(players, act["target"]))
-        if kind == "blocked":
-            return t(
-                lang,
-                "act_blocked",
-                name=name,
-                target=name_of(players, act["target"]),
-                king=card_label(act["shown"]),
-            )
-        if kind == "cut":
+        target = name_of(players, act.target) if act.target is not None else ""
+        if kind is ActKind.SWAP:
+            return t(lang, "act_swap", name=name, target=target)
+        king = card_label(act.shown.code) if act.shown is not None else ""
+        if kind is ActKind.BLOCKED:
+            return t(lang, "act_blocked", name=name, target=target, king=king)
+        if kind is ActKind.CUT:
             return t(lang, "act_cut", name=name)
-        return t(lang, "act_cut_blocked", name=name, king=card_label(act["shown"]))
+        return t(lang, "act_cut_blocked", name=name, king=king)
 
-    def card(self, d: Delivery, lang: str) -> Rendered:
-        p = d.notice.payload
-        card = card_label(p["card"])
-        why = p["why"]
-        title = html.escape(d.chat.title) if d.chat and d.chat.title else "Cuckoo"
-        if why == "dealt":
-            return Rendered(self.tr.t(lang, "card_dealt", chat=title, round=p["round"], card=card))
-        other = name_of(d.players, p["with"]) if "with" in p else ""
-        where = self.tr.t(lang, "card_where", chat=title, round=p["round"])
-        return Rendered(f"{where}\n" + self.tr.t(lang, f"card_{why}", card=card, other=other))
-
-    def _reveal(
-        self, lang: str, round_no: int, reveal: dict[str, Any], players: dict[int, Player]
-    ) -> list[str]:
+    def _reveal(self, lang: str, view: TableView, players: Players) -> list[str]:
         """The reveal: every card, who lost a life, who is out, the lives left."""
         t = self.tr.t
-        events = [codec.load_event(name, data) for name, data in reveal["events"]]
-        lines = [t(lang, "reveal_title", round=round_no)]
-        for event in events:
-            if isinstance(event, Revealed):
-                for pid, card in zip(event.order, event.cards, strict=True):
-                    marker = " ⬇️" if pid in event.lowest else ""
-                    lines.append(
-                        t(
-                            lang,
-                            "reveal_line",
-                            name=name_of(players, pid),
-                            card=card_label(card.code),
-                        )
-                        + marker
-                    )
-                lines.append("")
-        for event in events:
-            if isinstance(event, LifeLost):
-                key = (
-                    "reveal_lost_timeout" if event.cause is LifeLossCause.TIMEOUT else "reveal_lost"
-                )
-                lines.append(t(lang, key, name=name_of(players, event.player)))
-            elif isinstance(event, PlayerEliminated):
-                lines.append(t(lang, "reveal_out", name=name_of(players, event.player)))
-        lives = reveal.get("lives", {})
-        shown = " · ".join(
-            f"{name_of(players, int(pid))} {hearts(n)}" for pid, n in lives.items() if n > 0
+        reveal = view.reveal
+        assert reveal is not None
+        shown = reveal.revealed
+        lines = [t(lang, "reveal_title", round=view.round)]
+        for pid, card in zip(shown.order, shown.cards, strict=True):
+            marker = " ⬇️" if pid in shown.lowest else ""
+            line = t(lang, "reveal_line", name=name_of(players, pid), card=card_label(card.code))
+            lines.append(line + marker)
+        lines.append("")
+        for loss in reveal.losses:
+            key = "reveal_lost_timeout" if loss.cause is LifeLossCause.TIMEOUT else "reveal_lost"
+            lines.append(t(lang, key, name=name_of(players, loss.player)))
+        for player in reveal.eliminated:
+            lines.append(t(lang, "reveal_out", name=name_of(players, player)))
+        alive = " · ".join(
+            f"{name_of(players, pid)} {hearts(n)}"
+            for pid, n in zip(shown.order, reveal.lives, strict=True)
+            if n > 0
         )
-        if shown:
-            lines += ["", t(lang, "reveal_lives", lives=shown)]
+        if alive:
+            lines += ["", t(lang, "reveal_lives", lives=alive)]
         return lines
 
-    def game_over(self, d: Delivery, lang: str) -> Rendered:
-        name, data = d.notice.payload["event"]
-        event = codec.load_event(name, data)
-        if isinstance(event, GameWon):
-            names = [name_of(d.players, w) for w in event.winners]
-            if event.shared:
-                return Rendered(self.tr.t(lang, "game_won_shared", names=", ".join(names)))
-            return Rendered(self.tr.t(lang, "game_won", name=names[0]))
-        return Rendered(self.tr.t(lang, "game_abandoned"))
+    def group_notice(
+        self, notice: Notice, game: Game | None, players: Players, lang: str
+    ) -> Rendered:
+        """A turn asked in the group, a one-off announcement, or the end of the game."""
+        payload = notice.payload
+        if isinstance(payload, TurnView):
+            assert game is not None
+            return self.turn(payload, game, players, lang)
+        if isinstance(payload, GameOverView):
+            return self.game_over(payload, players, lang)
+        assert isinstance(payload, Announcement)
+        return self.announce(payload, players, lang)
 
-    def announce(self, d: Delivery, lang: str) -> Rendered:
+    def turn(self, view: TurnView, game: Game, players: Players, lang: str) -> Rendered:
+        """A turn in the group, for a player the bot cannot write to: a mention and the keys."""
         t = self.tr.t
-        name, data = d.notice.payload["event"]  # the event's fields as stored
-        players = d.players
-        if name == "Misdealt":
+        seconds = int(game.turn_timeout)
+        who = mention(players, view.actor)
+        if view.target is None and view.cuts_made > 0:
+            line = t(lang, "turn_prompt_cut_again", mention=who, seconds=seconds)
+        elif view.target is None:
+            line = t(lang, "turn_prompt_dealer", mention=who, seconds=seconds)
+        else:
+            target = name_of(players, view.target)
+            line = t(lang, "turn_prompt", mention=who, target=target, seconds=seconds)
+        row = [
+            (t(lang, f"btn_{option}"), cb.Callback(MOVE_KEYS[option], game.id, view.round, view.turn).encode())
+            for option in view.options
+        ]
+        keys = _keys([row, [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]])
+        return Rendered(f"{line}\n<i>{t(lang, 'turn_private_hint')}</i>", keys)
+
+    def game_over(self, view: GameOverView, players: Players, lang: str) -> Rendered:
+        if view.abandoned:
+            return Rendered(self.tr.t(lang, "game_abandoned"))
+        names = [name_of(players, w) for w in view.winners]
+        if view.shared:
+            return Rendered(self.tr.t(lang, "game_won_shared", names=", ".join(names)))
+        return Rendered(self.tr.t(lang, "game_won", name=names[0]))
+
+    def announce(self, payload: Announcement, players: Players, lang: str) -> Rendered:
+        t = self.tr.t
+        event = payload.load()
+        if isinstance(event, Misdealt):
             return Rendered(t(lang, "ann_misdealt"))
-        if name == "PlayerRemoved":
-            key = "ann_removed_idle" if data["reason"] == "idle" else "ann_resigned"
-            return Rendered(t(lang, key, name=name_of(players, data["player"])))
-        if name == "SuddenDeathStarted":
-            return Rendered(
-                t(
-                    lang,
-                    "ann_sudden_death",
-                    names=", ".join(name_of(players, p) for p in data["players"]),
-                )
-            )
-        # SuddenDeathDrawn
+        if isinstance(event, PlayerRemoved):
+            key = "ann_removed_idle" if event.reason is RemovalReason.IDLE else "ann_resigned"
+            return Rendered(t(lang, key, name=name_of(players, event.player)))
+        if isinstance(event, SuddenDeathStarted):
+            names = ", ".join(name_of(players, p) for p in event.players)
+            return Rendered(t(lang, "ann_sudden_death", names=names))
+        assert isinstance(event, SuddenDeathDrawn)
         cards = ", ".join(
-            f"{name_of(players, p)} {card_label(c)}"
-            for p, c in zip(data["players"], data["cards"], strict=True)
+            f"{name_of(players, p)} {card_label(c.code)}"
+            for p, c in zip(event.players, event.cards, strict=True)
         )
         text = t(lang, "ann_sudden_draw", cards=cards)
-        if len(data["leaders"]) > 1:
-            text += "\n" + t(
-                lang,
-                "ann_sudden_again",
-                names=", ".join(name_of(players, p) for p in data["leaders"]),
-            )
+        if len(event.leaders) > 1:
+            names = ", ".join(name_of(players, p) for p in event.leaders)
+            text += "\n" + t(lang, "ann_sudden_again", names=names)
         return Rendered(text)
+
+    # -- private chats -----------------------------------------------------------------------
+
+    def _where(self, game: Game, round_no: int, lang: str) -> str:
+        chat = game.chat.title if game.chat is not None and game.chat.title else "Cuckoo"
+        return self.tr.t(lang, "private_head", chat=html.escape(chat), round=round_no)
+
+    def result(self, prev: RoundResult | None, game: Game, lang: str) -> Rendered | None:
+        """How the last round ended for the player; None when not known."""
+        if prev is None:
+            return None
+        return Rendered("\n".join(self._result_block(prev, game, lang)))
+
+    def _result_block(self, prev: RoundResult, game: Game, lang: str) -> list[str]:
+        return [self._where(game, prev.round, lang), self._result_line(prev, lang)]
+
+    def _result_line(self, prev: RoundResult, lang: str) -> str:
+        t = self.tr.t
+        if prev.card is None:
+            return t(lang, "result_gathered")
+        card = card_label(prev.card.code)
+        if prev.out:
+            return t(lang, "result_out", card=card)
+        if prev.lost:
+            key = "result_lost_timeout" if prev.timeout else "result_lost"
+            return t(lang, key, card=card, lives=hearts(prev.lives))
+        return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
+
+    def deal(
+        self, note: DealNote, game: Game, players: Players, lang: str, with_result: bool
+    ) -> Rendered:
+        """The card dealt; over the last prompt, how the last round ended comes first."""
+        t = self.tr.t
+        lines = [*self._result_block(note.prev, game, lang), ""] if with_result and note.prev else []
+        lines.append(self._where(game, note.round, lang))
+        lines.append(t(lang, "deal_card", card=card_label(note.card.code)))
+        if note.position == note.players:
+            lines.append(t(lang, "deal_you_deal", players=note.players))
+        else:
+            lines.append(
+                t(
+                    lang,
+                    "deal_place",
+                    position=note.position,
+                    players=note.players,
+                    dealer=name_of(players, note.dealer),
+                )
+            )
+        return Rendered("\n".join(lines))
+
+    def prompt(self, note: PromptNote, game: Game, players: Players, lang: str) -> Rendered:
+        """Your turn, with exactly one card: the one you hold now."""
+        t = self.tr.t
+        card = card_label(note.card.code)
+        if note.news == "swapped" and note.by is not None:
+            held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
+        elif note.news == "cut":
+            held = t(lang, "prompt_cut", card=card)
+        else:
+            held = t(lang, "prompt_card", card=card)
+        seconds = int(game.turn_timeout)
+        if note.target is None and note.again:
+            ask = t(lang, "prompt_turn_again", seconds=seconds)
+        elif note.target is None:
+            ask = t(lang, "prompt_turn_dealer", seconds=seconds)
+        else:
+            ask = t(lang, "prompt_turn", target=name_of(players, note.target), seconds=seconds)
+        lines = [
+            self._where(game, note.round, lang),
+            held,
+            t(lang, "prompt_lives", lives=hearts(note.lives)),
+            "",
+            ask,
+        ]
+        row = [
+            (t(lang, f"btn_{option}"), cb.Callback(MOVE_KEYS[option], game.id, note.round, note.turn).encode())
+            for option in note.options
+        ]
+        return Rendered("\n".join(lines), _keys([row]))
+
+    def close(self, note: CloseNote, game: Game, players: Players, lang: str) -> Rendered:
+        """The end of the game for the player, over their last prompt (its keys go)."""
+        t = self.tr.t
+        lines = []
+        if note.prev is not None:
+            lines += self._result_block(note.prev, game, lang)
+        if note.reason == "game_over" and note.winners:
+            names = ", ".join(name_of(players, w) for w in note.winners)
+            key = "close_won_shared" if note.shared else "close_won"
+            lines.append(t(lang, key, names=names))
+        else:
+            lines.append(t(lang, f"close_{note.reason}"))
+        return Rendered("\n".join(lines))
 
     # -- answers, commands -----------------------------------------------------------------------
 
     def reply(self, lang: str, reply: Reply, players: dict[int, Player] | None = None) -> str:
         params = dict(reply.params)
-        if "card" in params:
-            params["card"] = card_label(params["card"])
+        for key in ("card", "king"):
+            if key in params:
+                params[key] = card_label(params[key])
         if "lives" in params and isinstance(params["lives"], int):
             params["lives"] = hearts(params["lives"])
         if "player" in params and isinstance(params["player"], int):
             params["player"] = name_of(players or {}, params["player"])
         for key, value in params.items():
-            if key not in ("card", "lives", "player") and isinstance(value, str):
+            if key not in ("card", "king", "lives", "player") and isinstance(value, str):
                 params[key] = html.escape(value)
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")

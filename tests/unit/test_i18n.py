@@ -50,6 +50,8 @@ SAMPLE: dict[str, object] = {
     "have": 2,
     "minutes": 10,
     "seconds": 90,
+    "position": 2,
+    "players": 5,
     "timeout": 90,
     "detail": html.escape("lives must be one of (3, 5), not <7>"),
     "where": html.escape("Friday <cards> & co"),

@@ -7,7 +7,7 @@ import pytest
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Player
 
-from .fakes import FakeClock, FakeUnitOfWork, World
+from .fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def clock() -> FakeClock:
 @pytest.fixture
 def deps(world: World, clock: FakeClock) -> Deps:
     return Deps(
-        uow=lambda: FakeUnitOfWork(world),
+        uow=FakeUnitOfWorkFactory(world),
         rng=random.Random(7),
         clock=clock,
         turn_timeout=90,

@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Self
 
-from cuckoo_bot.app.model import Chat, Game, LogEntry, Notice, Player, Standing
+from cuckoo_bot.app.dispatch import Delivered, SentMessage
+from cuckoo_bot.app.model import Chat, Game, LogEntry, Player, Standing
+from cuckoo_bot.app.notices import Notice, NoticeKind
 from cuckoo_bot.app.ports import ConcurrentUpdate
 
 
@@ -23,6 +25,7 @@ class World:
     log: dict[int, list[LogEntry]] = field(default_factory=dict)
     outbox: dict[int, Notice] = field(default_factory=dict)
     sent: set[int] = field(default_factory=set)
+    messages: dict[int, tuple[int | None, bool]] = field(default_factory=dict)  # id: (message, keys)
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
     next_id: int = 1
@@ -75,6 +78,10 @@ class FakePlayers:
         self.w.players[player.id] = player
         return player
 
+    async def set_reachable(self, player_id: int, reachable: bool) -> None:
+        if player_id in self.w.players:
+            self.w.players[player_id] = replace(self.w.players[player_id], can_dm=reachable)
+
     async def set_language(self, player_id: int, language: str) -> None:
         self.w.players[player_id] = replace(self.w.players[player_id], language=language)
 
@@ -84,7 +91,10 @@ class FakeGames:
         self.w = world
 
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
-        return self.w.games.get(game_id)
+        game = self.w.games.get(game_id)
+        if game is not None:
+            game.chat = self.w.chats.get(game.chat_id)
+        return game
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
         return next(
@@ -129,17 +139,41 @@ class FakeOutbox:
     def __init__(self, world: World) -> None:
         self.w = world
 
-    async def add(self, notice: Notice) -> None:
-        notice.id = self.w.next_id
-        self.w.next_id += 1
-        self.w.outbox[notice.id] = notice
+    async def add_many(self, notices: Sequence[Notice]) -> None:
+        for notice in notices:
+            notice.id = self.w.next_id
+            self.w.next_id += 1
+            self.w.outbox[notice.id] = notice
 
-    async def pending(self, game_id: int | None = None, limit: int = 100) -> list[Notice]:
+    async def pending(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
         rows = [n for i, n in sorted(self.w.outbox.items()) if i not in self.w.sent]
-        return [n for n in rows if game_id is None or n.game_id == game_id][:limit]
+        return [n for n in rows if chat_id is None or n.chat_id == chat_id][:limit]
 
-    async def done(self, notice_id: int, *, error: str | None = None) -> None:
-        self.w.sent.add(notice_id)
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        shown = [
+            (n, *self.w.messages[i])
+            for i, n in sorted(self.w.outbox.items())
+            if n.game_id == game_id and self.w.messages.get(i, (None, False))[0] is not None
+        ]
+        newest: dict[tuple[NoticeKind, int], int] = {}
+        for n, _, _ in shown:
+            if n.kind in (NoticeKind.LOBBY, NoticeKind.TABLE):
+                newest[(n.kind, n.chat_id)] = n.id
+        top = {
+            chat: max((m or 0) for i, (m, _) in self.w.messages.items() if self.w.outbox[i].chat_id == chat)
+            for chat in {n.chat_id for n, _, _ in shown}
+        }
+        return [
+            SentMessage(n, message_id or 0, live, top[n.chat_id])
+            for n, message_id, live in shown
+            if live or newest.get((n.kind, n.chat_id)) == n.id
+        ]
+
+    async def mark(self, delivered: Sequence[Delivered]) -> None:
+        for d in delivered:
+            self.w.sent.add(d.notice_id)
+            message, _ = self.w.messages.get(d.notice_id, (None, False))
+            self.w.messages[d.notice_id] = (d.message_id or message, d.live_keys)
 
 
 class FakeStandings:
@@ -175,6 +209,16 @@ class FakeUpdates:
             return False
         self.w.updates.add(update_id)
         return True
+
+
+class FakeUnitOfWorkFactory:
+    """``ports.UnitOfWorkFactory`` over one in-memory world (every mode behaves the same)."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
+        return FakeUnitOfWork(self.world)
 
 
 class FakeUnitOfWork:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import random
 
-from cuckoo_bot.app import chats, lobby, play, queries
+from cuckoo_bot.app import chats, dispatch, lobby, play, queries
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, NoticeKind, Player
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, Player
+from cuckoo_bot.app.notices import NoticeKind
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.engine import apply
 
 from .conftest import person
-from .fakes import FakeClock, FakeUnitOfWork, World
+from .fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 ANN, BEN, CLEO, DAN = (person(11, "Ann"), person(12, "Ben"), person(13, "Cleo"), person(14, "Dan"))
 
@@ -39,12 +40,15 @@ async def test_a_lobby_fills_starts_and_deals_each_player_a_private_card(
     game = the_game(world, game_id)
     assert game.status is GameStatus.RUNNING and sorted(game.seats) == [11, 12, 13]
     assert game.state is not None and game.state.round is not None
-    cards = [n for n in world.outbox.values() if n.kind is NoticeKind.CARD]
-    assert sorted(n.chat_id for n in cards) == [11, 12, 13]
-    for notice in cards:
-        assert notice.payload["card"] == game.state.round.card_of(notice.chat_id).code
+    # Each player's card arrives privately: the one to act gets it with their turn's keys.
+    private = [n for n in world.outbox.values() if n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT)]
+    assert sorted(n.chat_id for n in private) == [11, 12, 13]
+    for notice in private:
+        assert notice.payload.card == game.state.round.card_of(notice.chat_id)
+    (prompt,) = [n for n in private if n.kind is NoticeKind.PROMPT]
+    assert prompt.chat_id == game.state.actor and prompt.payload.turn == game.state.turn
     tables = [n for n in world.outbox.values() if n.kind is NoticeKind.TABLE]
-    assert tables[-1].payload["actor"] == game.state.actor
+    assert tables[-1].payload.actor == game.state.actor
     assert game.deadline == deps.clock.now() + __import__("datetime").timedelta(seconds=90)
 
 
@@ -184,10 +188,11 @@ async def test_leaving_a_running_game_gathers_the_deal(
     assert left.reply.code == "resigned"
     game = the_game(world, game_id)
     assert game.state.lives(12) == 0 and 12 not in game.state.round.order
-    announced = [
-        n.payload["event"][0] for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE
-    ]
+    announced = [n.payload.event for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE]
     assert "Misdealt" in announced and "PlayerRemoved" in announced
+    # Ben's keys go with a word in his private chat; the others get the new deal.
+    closed = [n for n in world.outbox.values() if n.kind is NoticeKind.CLOSE]
+    assert [(n.chat_id, n.payload.reason) for n in closed] == [(12, "resigned")]
 
 
 async def test_a_join_link_joins_after_private_start(deps: Deps, world: World, group: Chat) -> None:
@@ -215,7 +220,10 @@ async def test_the_bot_removed_cancels_without_posting_to_the_group(
     await chats.bot_removed(deps, group.id)
     game = the_game(world, game_id)
     assert game.status is GameStatus.CANCELLED and game.cancel_reason == "bot_removed"
-    assert len(world.outbox) == pending_before
+    added = list(world.outbox.values())[pending_before:]
+    # Nothing for the group; each player is told privately (their prompt's keys go).
+    assert sorted(n.chat_id for n in added) == [11, 12, 13]
+    assert {(n.kind, n.payload.reason) for n in added} == {(NoticeKind.CLOSE, "cancelled")}
 
 
 async def test_show_card_reveals_only_ones_own_card(deps: Deps, world: World, group: Chat) -> None:
@@ -257,13 +265,18 @@ async def test_a_player_idle_two_turns_running_leaves_at_the_next_deal_and_play_
             await play.act(deps, game_id, game.state.actor, "keep", game.state.turn)
     game = the_game(world, game_id)
     assert game.state.lives(ANN.id) == 0 and game.status is GameStatus.RUNNING
-    announced = [n.payload["event"] for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE]
-    assert ["PlayerRemoved", {"player": ANN.id, "reason": "idle"}] in announced
-    # The new round's table still carries the prompt and its keys.
+    announced = [
+        (n.payload.event, n.payload.data)
+        for n in world.outbox.values()
+        if n.kind is NoticeKind.ANNOUNCE
+    ]
+    assert ("PlayerRemoved", {"player": ANN.id, "reason": "idle"}) in announced
+    # The new round's table shows whose turn it is, and that player is asked privately.
     table = [n for n in world.outbox.values() if n.kind is NoticeKind.TABLE][-1]
-    assert table.payload["round"] == game.state.round.number
-    assert table.payload["actor"] == game.state.actor and table.payload["options"]
-    assert not table.payload.get("reveal")
+    assert table.payload.round == game.state.round.number
+    assert table.payload.actor == game.state.actor and table.payload.reveal is None
+    prompt = [n for n in world.outbox.values() if n.kind is NoticeKind.PROMPT][-1]
+    assert prompt.chat_id == game.state.actor and prompt.payload.turn == game.state.turn
 
 
 async def test_only_the_creator_or_an_admin_seats_computers_and_a_lobby_of_computers_never_starts(
@@ -297,7 +310,7 @@ async def test_everyone_out_in_the_same_reveal_share_the_victory_and_the_league_
     from cuckoo_bot.i18n.translator import Translator
     from cuckoo_bot.transport.render import Renderer
 
-    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=AllFours(3), clock=clock)
+    deps = Deps(uow=FakeUnitOfWorkFactory(world), rng=AllFours(3), clock=clock)
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     for _ in range(20):
         game = the_game(world, game_id)
@@ -308,11 +321,12 @@ async def test_everyone_out_in_the_same_reveal_share_the_victory_and_the_league_
     assert game.state.shared_victory and set(game.state.winners) == {ANN.id, BEN.id, CLEO.id}
     line = world.standings[(group.id, ALL_TIME, ANN.id)]
     assert line.shared_wins == 1 and line.wins == 0
-    over = [
-        d
-        for d in await queries.pending_deliveries(deps, limit=1000)
-        if d.notice.kind is NoticeKind.GAME_OVER
-    ]
-    texts = {lang: Renderer(Translator()).notice(over[0], lang).text for lang in ("en", "es", "fr")}
+    batch = await dispatch.pending(deps)
+    (over,) = [n for n in batch.notices if n.kind is NoticeKind.GAME_OVER]
+    render = Renderer(Translator())
+    texts = {
+        lang: render.group_notice(over, game, batch.players, lang).text
+        for lang in ("en", "es", "fr")
+    }
     assert "won the game together" in texts["en"]
     assert all(name in text for text in texts.values() for name in ("Ann", "Ben", "Cleo"))

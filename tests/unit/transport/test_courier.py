@@ -1,5 +1,7 @@
-"""The courier against the fake Bot API over real HTTP: edits in place, 'not modified' is done,
-a private chat that refuses (403) marks the player unreachable and blocks nothing else."""
+"""The courier against the fake Bot API over real HTTP, on a controlled clock: the lobby is
+edited in place, a player the bot cannot write to is asked in the group, the group's budget is
+never exceeded and a round of instant taps costs at most 3 group calls, and at every prompt the
+player's private chat already shows the card the store says they hold."""
 
 from __future__ import annotations
 
@@ -8,81 +10,188 @@ from collections.abc import AsyncIterator
 
 import pytest
 from telegram import Bot
+from telegram.constants import ParseMode
+from telegram.ext import Defaults, ExtBot
 
-from cuckoo_bot.app import lobby
+from cuckoo_bot.app import lobby, play
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import Chat, NoticeKind, Player
+from cuckoo_bot.app.model import Chat, GameStatus, Player
+from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.fakeapi import FakeBotApi
+from cuckoo_bot.fakeapi.limits import GROUP_MESSAGES_PER_MINUTE
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
-from tests.unit.app.fakes import FakeClock, FakeUnitOfWork, World
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "777:courier-test-token-0123456789"
 GROUP = -100777
+GROUP_METHODS = {"sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage"}
+
+
+class Table:
+    """A game driven through the use cases, delivered by a real courier to the fake server."""
+
+    def __init__(self, fake: FakeBotApi, bot: Bot, players: int, rate: int) -> None:
+        self.fake = fake
+        self.clock = FakeClock()
+        fake.world.clock = lambda: self.clock.now().timestamp()
+        self.world = World()
+        self.deps = Deps(
+            uow=FakeUnitOfWorkFactory(self.world),
+            rng=random.Random(players),
+            clock=self.clock,
+            turn_timeout=60,
+        )
+        budget = GroupBudget(rate, clock=lambda: self.clock.now().timestamp())
+        self.courier = Courier(self.deps, bot, Renderer(Translator()), budget, PrivatePacer(0))
+        self.people = [
+            Player(id=i, first_name=f"P{i}", can_dm=True) for i in range(1, players + 1)
+        ]
+        self.driver = TableDriver(fake, GROUP)
+
+    async def start(self) -> int:
+        chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
+        opened = await lobby.open_lobby(self.deps, chat, self.people[0], thread_id=None)
+        assert opened.game_id is not None
+        await self.courier.deliver(opened.dispatch)  # type: ignore[arg-type]
+        for person in self.people[1:]:
+            await self.courier.deliver((await lobby.join(self.deps, opened.game_id, person)).dispatch)  # type: ignore[arg-type]
+        started = await lobby.start(self.deps, GROUP, self.people[0], is_admin=False)
+        assert started.dispatch is not None
+        await self.courier.deliver(started.dispatch)
+        return opened.game_id
+
+    async def play(self, game_id: int, seconds_per_tap: float) -> int:
+        """Tap as soon as prompted; returns the number of presses."""
+        presses = 0
+        for _ in range(5000):
+            game = self.world.games[game_id]
+            if game.status is not GameStatus.RUNNING:
+                return presses
+            state = game.state
+            assert state is not None and state.round is not None and state.actor is not None
+            prompt = self.driver.prompt()
+            assert prompt is not None and prompt.actor == state.actor
+            assert prompt.order[1] == state.turn
+            held = state.round.card_of(state.actor)
+            assert self.driver.card_of(state.actor) == _label(held.code), (
+                self.fake.transcript(state.actor)
+            )
+            move = "cut" if prompt.data("c") else ("swap" if held.rank <= 5 else "keep")
+            outcome = await play.act(self.deps, game_id, state.actor, move, state.turn)
+            presses += 1
+            self.clock.advance(seconds_per_tap)
+            if outcome.dispatch:
+                await self.courier.deliver(outcome.dispatch)
+        raise AssertionError("the game did not end")
+
+    async def settle(self) -> None:
+        """Time passes until everything waiting for the group's budget is shown."""
+        for _ in range(20):
+            self.clock.advance(60)
+            await self.courier.sweep()
+        await self.courier.drain()
+
+    def group_calls(self) -> list[float]:
+        return [
+            c.time
+            for c in self.fake.calls()
+            if c.method in GROUP_METHODS and c.params.get("chat_id") in (GROUP, str(GROUP))
+        ]
+
+
+def _label(code: str) -> str:
+    from cuckoo_bot.transport.render import card_label
+
+    return card_label(code)
 
 
 @pytest.fixture
 async def fake() -> AsyncIterator[FakeBotApi]:
-    async with FakeBotApi(token=TOKEN) as server:
-        for user, name in ((1, "Ann"), (2, "Ben"), (3, "Cat")):
-            server.add_user(user, name, started=user != 3)
-        server.add_group(GROUP, "Club", type="supergroup", members=[1, 2, 3], admins=[1])
+    async with FakeBotApi(token=TOKEN, rate_limit=True) as server:
+        for user in range(1, 21):
+            server.add_user(user, f"P{user}", started=True)
+        server.add_group(GROUP, "Club", type="supergroup", members=list(range(1, 21)), admins=[1])
         yield server
 
 
 @pytest.fixture
-async def setup(fake: FakeBotApi) -> AsyncIterator[tuple[Deps, World, Courier]]:
-    world = World()
-    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=random.Random(1), clock=FakeClock())
-    bot = Bot(TOKEN, base_url=fake.base_url)
-    async with bot:
-        yield deps, world, Courier(deps, bot, Renderer(Translator()))
+async def bot(fake: FakeBotApi) -> AsyncIterator[Bot]:
+    defaults = Defaults(parse_mode=ParseMode.HTML)
+    async with ExtBot(TOKEN, base_url=fake.base_url, defaults=defaults) as client:
+        yield client
 
 
-async def test_the_lobby_is_one_message_edited_in_place_and_not_modified_counts_as_sent(
-    fake: FakeBotApi, setup: tuple[Deps, World, Courier]
+async def test_the_lobby_is_one_message_edited_in_place(fake: FakeBotApi, bot: Bot) -> None:
+    table = Table(fake, bot, players=3, rate=1000)
+    await table.start()
+    lobbies = [m for m in fake.messages(GROUP) if m.from_bot and "Cuckoo" in (m.text or "")]
+    assert len(lobbies) == 1 and "started" in (lobbies[0].text or "")
+    assert lobbies[0].edit_count >= 1
+
+
+@pytest.mark.parametrize("players", [3, 6, 10])
+async def test_instant_taps_stay_within_the_group_budget_and_cost_at_most_three_group_calls_a_round(
+    fake: FakeBotApi, bot: Bot, players: int
 ) -> None:
-    deps, world, courier = setup
-    ann = Player(id=1, first_name="Ann", can_dm=True)
-    opened = await lobby.open_lobby(deps, Chat(id=GROUP, title="Club"), ann, thread_id=None)
-    assert opened.game_id is not None
-    await courier.flush(opened.game_id)
-    await lobby.join(deps, opened.game_id, Player(id=2, first_name="Ben", can_dm=True))
-    await courier.flush(opened.game_id)
-    lobbies = [m for m in fake.messages(GROUP) if m.from_bot]
-    assert len(lobbies) == 1 and lobbies[0].edit_count == 1 and "Ben" in (lobbies[0].text or "")
-    # The same content again: Telegram answers 400 "message is not modified"; that is done.
-    from cuckoo_bot.app.lobby import lobby_notice
+    table = Table(fake, bot, players=players, rate=GROUP_MESSAGES_PER_MINUTE)
+    game_id = await table.start()
+    # Players tap at once; one second passes per press (the pace of one message a second in a
+    # private chat, which the fake server enforces as Telegram does).
+    presses = await table.play(game_id, seconds_per_tap=1.0)
+    await table.settle()
+    game = table.world.games[game_id]
+    assert game.status is GameStatus.FINISHED and game.state is not None
+    rounds = game.state.rounds_dealt
+    calls = table.group_calls()
+    # Never more than the budget in any minute, and Telegram never had to refuse a call.
+    for i, start in enumerate(calls):
+        assert sum(1 for t in calls[i:] if t < start + 60) <= GROUP_MESSAGES_PER_MINUTE
+    assert not [c for c in fake.calls() if c.status == 429]
+    assert len(calls) / rounds <= 3, (len(calls), rounds, presses)
+    # Nothing is lost: every round's reveal reached the group, and the winner.
+    texts = "\n".join(m.text or "" for m in fake.messages(GROUP, include_deleted=False))
+    for number in range(1, rounds + 1):
+        if f"Round {number}: the reveal" not in texts:
+            assert f"cards of round {number} were gathered" in texts, number
+    assert "won the game" in texts
+    # Every prompt's keys are gone once the game is over.
+    assert table.driver.prompt() is None
 
-    async with deps.uow() as uow:
-        game = await uow.games.get(opened.game_id)
-        assert game is not None
-        await uow.outbox.add(lobby_notice(game))
-        await uow.commit()
-    await courier.flush(opened.game_id)
-    assert any(c.status == 400 and "not modified" in (c.description or "") for c in fake.calls())
-    assert not [n for i, n in world.outbox.items() if i not in world.sent]
 
-
-async def test_a_private_chat_that_refuses_marks_the_player_and_the_rest_still_goes_out(
-    fake: FakeBotApi, setup: tuple[Deps, World, Courier]
+async def test_a_player_the_bot_cannot_write_to_is_asked_in_the_group(
+    fake: FakeBotApi, bot: Bot
 ) -> None:
-    deps, world, courier = setup
-    people = [
-        Player(id=i, first_name=n, can_dm=True) for i, n in ((1, "Ann"), (2, "Ben"), (3, "Cat"))
-    ]
-    opened = await lobby.open_lobby(deps, Chat(id=GROUP, title="Club"), people[0], thread_id=None)
-    assert opened.game_id is not None
-    for person in people:
-        await lobby.join(deps, opened.game_id, person)
-    await lobby.start(deps, GROUP, people[0], is_admin=False)
-    await courier.flush()
-    assert world.players[3].can_dm is False  # Cat never started the bot: 403
-    for user in (1, 2):
-        assert fake.dm(user), f"user {user} got no card"
-    tables = [m for m in fake.messages(GROUP) if m.from_bot and "Round 1" in (m.text or "")]
-    assert len(tables) == 1
-    assert not [
-        n for i, n in world.outbox.items() if i not in world.sent and n.kind is NoticeKind.TABLE
-    ]
+    table = Table(fake, bot, players=3, rate=GROUP_MESSAGES_PER_MINUTE)
+    fake.block_bot(2)
+    game_id = await table.start()
+    for _ in range(200):
+        game = table.world.games[game_id]
+        if game.status is not GameStatus.RUNNING:
+            break
+        state = game.state
+        assert state is not None and state.actor is not None
+        prompt = table.driver.prompt()
+        assert prompt is not None and prompt.actor == state.actor, (
+            fake.transcript(GROUP)
+        )
+        if state.actor == 2:
+            # Asked in the group, with a mention and the keys (and My card for the card).
+            assert prompt.message.chat_id == GROUP
+            assert "My card" in " ".join(
+                b["text"] for row in prompt.message.buttons() for b in row
+            )
+        else:
+            assert prompt.message.chat_id == state.actor
+        outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+        table.clock.advance(6.0)  # people take a few seconds to decide
+        if outcome.dispatch:
+            await table.courier.deliver(outcome.dispatch)
+    assert table.world.games[game_id].status is GameStatus.FINISHED
+    assert table.world.players[2].can_dm is False
+    # An ask in the group goes once its turn is over: no live keys are left behind.
+    await table.courier.drain()
+    assert table.driver.prompt() is None

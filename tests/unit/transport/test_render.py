@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from cuckoo_bot.app import lobby, play, queries
+from cuckoo_bot.app import dispatch, lobby, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player, Standing
 from cuckoo_bot.app.queries import League, LeagueRow
@@ -16,7 +16,9 @@ from cuckoo_bot.fakeapi.html import parse_html
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render import Renderer, card_label, fit
-from tests.unit.app.fakes import FakeClock, FakeUnitOfWork, World
+from cuckoo_bot.app.dispatch import Dispatch
+from cuckoo_bot.app.notices import NoticeKind, PromptNote
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 LANGS = ("en", "es", "fr")
 CARD = re.compile(r"(10|[2-9AJQK])[♣♦♥♠]")
@@ -31,7 +33,7 @@ def plain(html_text: str) -> str:
 
 async def played_game(seed: int, rules: HouseRules) -> Deps:
     world = World()
-    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=random.Random(seed), clock=FakeClock())
+    deps = Deps(uow=FakeUnitOfWorkFactory(world), rng=random.Random(seed), clock=FakeClock())
     group = Chat(id=-100555, title="<Friday> & cards", rules=rules)
     people = [
         Player(id=1, first_name="<b>&", last_name="O'Neil", can_dm=True),
@@ -58,6 +60,13 @@ async def played_game(seed: int, rules: HouseRules) -> Deps:
     return deps
 
 
+def rendered(batch: Dispatch, lang: str):  # type: ignore[no-untyped-def]
+    for notice in batch.notices:
+        assert notice.game_id is not None
+        game = batch.games[notice.game_id]
+        yield notice, renderer.preview(notice, game, batch.players, lang)
+
+
 @pytest.mark.parametrize(
     "rules",
     [
@@ -69,24 +78,31 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
     rules: HouseRules,
 ) -> None:
     deps = await played_game(seed=11, rules=rules)
-    deliveries = await queries.pending_deliveries(deps, limit=10_000)
-    assert len(deliveries) > 10
+    batch = await dispatch.pending(deps)
+    assert len(batch.notices) > 10
+    assert {n.kind for n in batch.notices} >= {
+        NoticeKind.LOBBY,
+        NoticeKind.TABLE,
+        NoticeKind.DEAL,
+        NoticeKind.PROMPT,
+        NoticeKind.CLOSE,
+        NoticeKind.GAME_OVER,
+    }
     for lang in LANGS:
-        for delivery in deliveries:
-            rendered = renderer.notice(delivery, lang)
-            text = plain(rendered.text)
+        for notice, shown in rendered(batch, lang):
+            text = plain(shown.text)
             assert 0 < len(text) <= 4096
             assert "<b>&amp; O'Neil" not in text and "{" not in text
-            payload = str(delivery.notice.payload)
+            payload = str(notice.payload)
             # The group sees cards only in a reveal or a sudden-death draw, or a shown king.
-            if (
-                delivery.notice.chat_id < 0
-                and "reveal" not in payload
-                and "SuddenDeath" not in payload
-            ):
+            if notice.chat_id < 0 and "RevealView" not in payload and "SuddenDeath" not in payload:
                 assert all(c.startswith("K") for c in CARD.findall(text)), text
-            if rendered.keyboard is not None:
-                for row in rendered.keyboard.inline_keyboard:
+            if isinstance(notice.payload, PromptNote):
+                # A turn prompt shows exactly one card: the one the player holds now.
+                held = card_label(notice.payload.card.code)
+                assert [m.group(0) for m in CARD.finditer(text)] == [held], text
+            if shown.keyboard is not None:
+                for row in shown.keyboard.inline_keyboard:
                     for button in row:
                         data = button.callback_data
                         assert isinstance(data, str) and len(data.encode()) <= 64
@@ -107,10 +123,9 @@ def test_cards_are_rank_and_suit_symbol() -> None:
 async def test_the_english_keys_say_join_leave_start_keep_swap_cut() -> None:
     deps = await played_game(seed=3, rules=HouseRules())
     labels = set()
-    for delivery in await queries.pending_deliveries(deps, limit=10_000):
-        rendered = renderer.notice(delivery, "en")
-        if rendered.keyboard:
-            labels |= {b.text for row in rendered.keyboard.inline_keyboard for b in row}
+    for _, shown in rendered(await dispatch.pending(deps), "en"):
+        if shown.keyboard:
+            labels |= {b.text for row in shown.keyboard.inline_keyboard for b in row}
     for word in ("Join", "Leave", "Start", "Keep", "Swap", "Cut"):
         assert any(word in label for label in labels), (word, labels)
 
@@ -121,14 +136,13 @@ async def test_the_english_keys_say_join_leave_start_keep_swap_cut() -> None:
 )
 async def test_turn_keys_are_translated(lang: str, keep: str, swap: str) -> None:
     deps = await played_game(seed=5, rules=HouseRules())
-    tables = [
-        d
-        for d in await queries.pending_deliveries(deps, limit=10_000)
-        if d.notice.payload.get("options") == ["keep", "swap"]
+    prompts = [
+        shown
+        for notice, shown in rendered(await dispatch.pending(deps), lang)
+        if isinstance(notice.payload, PromptNote) and notice.payload.options == ("keep", "swap")
     ]
-    rendered = renderer.notice(tables[0], lang)
-    assert rendered.keyboard is not None
-    labels = " ".join(b.text for row in rendered.keyboard.inline_keyboard for b in row)
+    assert prompts[0].keyboard is not None
+    labels = " ".join(b.text for row in prompts[0].keyboard.inline_keyboard for b in row)
     assert keep in labels and swap in labels
 
 
@@ -180,7 +194,7 @@ def test_callback_data_is_small_versioned_and_round_trips() -> None:
 
 async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_limit() -> None:
     world = World()
-    deps = Deps(uow=lambda: FakeUnitOfWork(world), rng=random.Random(2), clock=FakeClock())
+    deps = Deps(uow=FakeUnitOfWorkFactory(world), rng=random.Random(2), clock=FakeClock())
     group = Chat(id=-100556, title="Big table", rules=HouseRules(max_players=20))
     people = [
         Player(
@@ -204,14 +218,17 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         assert game.state.round is not None
         move = "keep" if game.state.round.actor_is_dealer else "swap"
         await play.act(deps, game.id, game.state.actor, move, game.state.turn)
+    batch = await dispatch.pending(deps)
     revealed = [
-        d
-        for d in await queries.pending_deliveries(deps, limit=10_000)
-        if d.notice.payload.get("reveal")
+        (notice, game)
+        for notice in batch.notices
+        if (game := batch.games[notice.game_id or 0])
+        and getattr(notice.payload, "reveal", None) is not None
     ]
     assert revealed
     for lang in LANGS:
-        text = renderer.notice(revealed[0], lang).text
+        notice, game = revealed[0]
+        text = renderer.table(notice, [], game, batch.players, lang).text
         shown = plain(text)
         assert len(shown.encode("utf-16-le")) // 2 <= 4096
         reveal = shown.split("\n\n🂡", 1)[1]

@@ -1,0 +1,149 @@
+"""Handing committed notices to the transport: what they need to be rendered and where they go.
+
+A move writes its notices in its own transaction and hands them over with the game, the players
+and the messages already in the chats (``Dispatch``), so the press is delivered without reading
+anything again. Notices left over (a crash, a chat waiting on Telegram's limits) are read back
+by ``pending``. Sent notices are marked in one transaction per batch by ``mark``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import Game, Player
+from cuckoo_bot.app.notices import Notice, NoticeKind, PromptNote, TurnView
+from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.domain.actions import PlayerId
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message a notice put in a chat: a target for later edits, and whether it has keys."""
+
+    notice: Notice
+    message_id: int
+    live_keys: bool
+    newest: int  # the newest message the bot sent in that chat (same chat, any game)
+
+
+@dataclass
+class Dispatch:
+    """Committed notices with what rendering and sending them needs."""
+
+    notices: list[Notice]
+    games: dict[int, Game] = field(default_factory=dict)  # each with its ``chat`` loaded
+    players: dict[PlayerId, Player] = field(default_factory=dict)
+    sent: list[SentMessage] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.notices)
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """What became of one notice (or of an earlier message a notice replaced)."""
+
+    notice_id: int
+    message_id: int | None = None  # Telegram's id of the message sent or edited
+    live_keys: bool = False  # that message shows keys now
+    error: str | None = None  # why it was not shown (superseded, refused, ...)
+    tries: int = 1  # 0: only the keys of an earlier message were cleared
+
+
+def people(game: Game) -> list[PlayerId]:
+    """Everyone a game's messages may name: its seats and its creator."""
+    return sorted({*game.seats, game.creator_id})
+
+
+async def prepare(
+    uow: UnitOfWork,
+    game: Game,
+    notices: list[Notice],
+    players: dict[PlayerId, Player] | None = None,
+) -> Dispatch:
+    """Write ``notices`` to the outbox and gather what delivering them needs (same transaction)."""
+    if not notices:
+        return Dispatch([])
+    await uow.outbox.add_many(notices)
+    if players is None:
+        players = await uow.players.get_many(people(game))
+    sent = await uow.outbox.sent(game.id)
+    return Dispatch(notices=notices, games={game.id: game}, players=players, sent=sent)
+
+
+async def pending(deps: Deps, chat_id: int | None = None, skip: Collection[int] = ()) -> Dispatch:
+    """Notices not delivered yet, oldest first (one chat's, or everyone's), with their context."""
+    async with deps.uow(read_only=True) as uow:
+        notices = [n for n in await uow.outbox.pending(chat_id, limit=500) if n.id not in skip]
+        if not notices:
+            return Dispatch([])
+        games: dict[int, Game] = {}
+        sent: list[SentMessage] = []
+        for game_id in sorted({n.game_id for n in notices if n.game_id is not None}):
+            game = await uow.games.get(game_id)
+            if game is not None:
+                games[game_id] = game
+                sent += await uow.outbox.sent(game_id)
+        ids = {pid for game in games.values() for pid in people(game)}
+        ids |= {n.chat_id for n in notices if n.kind.private}
+        players = await uow.players.get_many(sorted(ids))
+    return Dispatch(notices=notices, games=games, players=players, sent=sent)
+
+
+async def mark(deps: Deps, delivered: Sequence[Delivered]) -> None:
+    """Record what was sent, refused or superseded: one transaction for the whole batch."""
+    if not delivered:
+        return
+    async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
+        await uow.outbox.mark(delivered)
+        await uow.commit()
+
+
+async def unreachable(deps: Deps, failed: Iterable[Notice]) -> Dispatch:
+    """Private messages were refused (the player blocked the bot): remember it, and ask a turn
+    that was on its way to them in the group instead, so the game goes on."""
+    failed = list(failed)
+    turns: list[Notice] = []
+    async with deps.uow() as uow:
+        for player_id in sorted({n.chat_id for n in failed}):
+            await uow.players.set_reachable(player_id, False)
+        games: dict[int, Game] = {}
+        for notice in failed:
+            note = notice.payload
+            if notice.game_id is None or not isinstance(note, PromptNote):
+                continue
+            game = games.get(notice.game_id) or await uow.games.get(notice.game_id)
+            if game is None or game.state is None or game.state.turn != note.turn:
+                continue  # the turn is over already: nothing to ask
+            games[game.id] = game
+            view = TurnView(
+                round=note.round,
+                turn=note.turn,
+                actor=notice.chat_id,
+                options=note.options,
+                target=note.target,
+                cuts_made=note.cuts_made,
+            )
+            turns.append(
+                replace(
+                    notice,
+                    kind=NoticeKind.TURN,
+                    chat_id=game.chat_id,
+                    payload=view,
+                    id=0,
+                    thread_id=game.thread_id,
+                    created_at=None,
+                )
+            )
+        dispatch = Dispatch([])
+        for game in games.values():
+            mine = [n for n in turns if n.game_id == game.id]
+            part = await prepare(uow, game, mine)
+            dispatch.notices += part.notices
+            dispatch.games.update(part.games)
+            dispatch.players.update(part.players)
+            dispatch.sent += part.sent
+        await uow.commit()
+    return dispatch

@@ -1,0 +1,465 @@
+"""What players must see after a step, as typed notices written to the outbox with the move.
+
+The group keeps one table message per round; the player whose turn it is gets the decision in
+their private chat, with the card they hold now; each player's card for a round arrives at the
+deal. The transport decides how each notice reaches Telegram (send, edit, coalesce); this module
+only decides what must be seen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from cuckoo_bot.domain import codec
+from cuckoo_bot.domain.actions import PlayerId
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.engine import legal_actions
+from cuckoo_bot.domain.events import (
+    CardCut,
+    Event,
+    GameAbandoned,
+    GameWon,
+    LifeLossCause,
+    LifeLost,
+    Misdealt,
+    PlayerEliminated,
+    PlayerRemoved,
+    RemovalReason,
+    Revealed,
+    RoundDealt,
+    SuddenDeathDrawn,
+    SuddenDeathStarted,
+    Swapped,
+)
+from cuckoo_bot.domain.state import Act, GameState, Phase
+
+
+def is_computer(player: PlayerId) -> bool:
+    """Computer seats have negative ids; Telegram users never do."""
+    return player < 0
+
+
+class NoticeKind(Enum):
+    LOBBY = "lobby"  # group: the lobby message, edited in place
+    TABLE = "table"  # group: the round's table message, edited in place
+    TURN = "turn"  # group: a turn for a player the bot cannot write to, with the keys
+    ANNOUNCE = "announce"  # group: a one-off line (a misdeal, a player leaving, sudden death)
+    GAME_OVER = "game_over"  # group: the winner(s), or why nobody won
+    DEAL = "deal"  # private: the card dealt this round, with how the last round ended
+    PROMPT = "prompt"  # private: your turn, the card you hold now, and the keys
+    CLOSE = "close"  # private: the game is over for you (the prompt's keys go)
+
+    @property
+    def private(self) -> bool:
+        return self in (NoticeKind.DEAL, NoticeKind.PROMPT, NoticeKind.CLOSE)
+
+
+# -- payloads -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LobbyView:
+    status: str  # the game's status: lobby, running, finished, cancelled
+    seats: tuple[PlayerId, ...] = ()
+    reason: str | None = None  # why a lobby closed: cancelled, expired, bot_removed
+
+
+@dataclass(frozen=True)
+class RevealView:
+    revealed: Revealed
+    losses: tuple[LifeLost, ...] = ()
+    eliminated: tuple[PlayerId, ...] = ()
+    lives: tuple[int, ...] = ()  # after the reveal, aligned with the round's order
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The group's table for one round: acts so far, whose turn it is, then the reveal."""
+
+    round: int
+    dealer: PlayerId
+    order: tuple[PlayerId, ...]  # turn order, dealer last
+    lives: tuple[int, ...]  # as dealt, aligned with ``order``
+    acts: tuple[Act, ...] = ()
+    actor: PlayerId | None = None  # None once the round is over
+    turn: int | None = None
+    cuts_made: int = 0
+    reveal: RevealView | None = None
+    gathered: bool = False  # ended without a reveal: a misdeal, or the last opponent left
+    closed: bool = False  # the game was cancelled during the round
+
+    @property
+    def final(self) -> bool:
+        """Nothing more will happen in this round."""
+        return self.actor is None
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """A turn asked in the group, for a player the bot cannot write to privately."""
+
+    round: int
+    turn: int
+    actor: PlayerId
+    options: tuple[str, ...]
+    target: PlayerId | None = None  # whose card a swap takes; None for the dealer
+    cuts_made: int = 0
+
+
+@dataclass(frozen=True)
+class Announcement:
+    event: str  # the event's name, e.g. ``Misdealt``
+    data: dict[str, Any] = field(default_factory=dict)  # its fields as the codec stores them
+
+    def load(self) -> Event:
+        return codec.load_event(self.event, self.data)
+
+
+@dataclass(frozen=True)
+class GameOverView:
+    winners: tuple[PlayerId, ...] = ()
+    shared: bool = False
+    abandoned: bool = False
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """How a round ended for one player, told in their private chat."""
+
+    round: int
+    card: Card | None = None  # the card held at the reveal; None when the cards were gathered
+    lost: bool = False
+    timeout: bool = False  # the life was lost for running out of time (fast turns)
+    lives: int = 0
+    out: bool = False
+
+
+@dataclass(frozen=True)
+class DealNote:
+    round: int
+    card: Card
+    dealer: PlayerId
+    position: int  # 1-based place in the turn order
+    players: int
+    prev: RoundResult | None = None
+
+
+@dataclass(frozen=True)
+class PromptNote:
+    """A player's turn, in their private chat: exactly one card, the one they hold now."""
+
+    round: int
+    turn: int
+    card: Card
+    lives: int
+    options: tuple[str, ...]  # keep, swap, cut
+    target: PlayerId | None = None  # whose card a swap takes; None for the dealer
+    cuts_made: int = 0
+    news: str = "held"  # held, dealt (first to act), swapped (by ``by``), cut (second cut)
+    by: PlayerId | None = None
+    prev: RoundResult | None = None  # the last round's end, for the first to act
+    again: bool = False  # the dealer's second cut: the same prompt, asked again
+
+
+@dataclass(frozen=True)
+class CloseNote:
+    """The game is over for this player; clears the keys of their last prompt."""
+
+    reason: str  # out, game_over, abandoned, cancelled, resigned, idle
+    prev: RoundResult | None = None
+    winners: tuple[PlayerId, ...] = ()
+    shared: bool = False
+
+
+Payload = (
+    LobbyView
+    | TableView
+    | TurnView
+    | Announcement
+    | GameOverView
+    | DealNote
+    | PromptNote
+    | CloseNote
+)
+
+PAYLOADS: dict[NoticeKind, type[Any]] = {
+    NoticeKind.LOBBY: LobbyView,
+    NoticeKind.TABLE: TableView,
+    NoticeKind.TURN: TurnView,
+    NoticeKind.ANNOUNCE: Announcement,
+    NoticeKind.GAME_OVER: GameOverView,
+    NoticeKind.DEAL: DealNote,
+    NoticeKind.PROMPT: PromptNote,
+    NoticeKind.CLOSE: CloseNote,
+}
+
+
+def dump_payload(payload: Payload) -> dict[str, Any]:
+    data = codec.dump(payload)
+    assert isinstance(data, dict)
+    return data
+
+
+def load_payload(kind: NoticeKind, data: dict[str, Any]) -> Payload:
+    loaded: Payload = codec.load(PAYLOADS[kind], data)
+    return loaded
+
+
+@dataclass
+class Notice:
+    """One outbox row: a message still to be sent or edited, written with the move."""
+
+    kind: NoticeKind
+    chat_id: int  # a group, or a user for private messages
+    payload: Payload
+    game_id: int | None = None
+    id: int = 0
+    thread_id: int | None = None
+    created_at: datetime | None = None
+
+    @property
+    def round(self) -> int | None:
+        """The round a table or private notice is about (for coalescing and edit targets)."""
+        return getattr(self.payload, "round", None)
+
+
+# -- the collector ------------------------------------------------------------------------------
+
+
+class Notices:
+    """Collects what one move makes players see, coalesced: one table view per round and one
+    private notice per player and purpose; each keeps the place of its first mention and the
+    content of its last."""
+
+    def __init__(self, chat_id: int, game_id: int, thread_id: int | None, state: GameState | None):
+        self._chat_id = chat_id
+        self._game_id = game_id
+        self._thread_id = thread_id
+        self._turn_before = state.turn if state is not None else None
+        self._phase_before = state.phase if state is not None else None
+        self._items: dict[tuple[Any, ...], Notice] = {}
+        self._results: dict[PlayerId, RoundResult] = {}
+        self._swapped_by: dict[PlayerId, PlayerId] = {}  # neighbour -> who swapped with them
+        self._cut = False
+
+    def _put(self, key: tuple[Any, ...], kind: NoticeKind, chat_id: int, payload: Payload) -> None:
+        notice = self._items.get(key)
+        if notice is None:
+            thread = self._thread_id if chat_id == self._chat_id else None
+            self._items[key] = Notice(
+                kind=kind,
+                chat_id=chat_id,
+                payload=payload,
+                game_id=self._game_id,
+                thread_id=thread,
+            )
+        else:
+            notice.payload = payload
+
+    # group ------------------------------------------------------------------------------------
+
+    def lobby(self, view: LobbyView) -> None:
+        self._put(("lobby",), NoticeKind.LOBBY, self._chat_id, view)
+
+    def table(self, state: GameState, *, closed: bool = False, gathered: bool = False) -> None:
+        rnd = state.round
+        if rnd is None:
+            return
+        live = state.phase is Phase.TURNS and not closed
+        key = ("table", rnd.number)
+        old = self._items.get(key)
+        lives = tuple(state.lives(p) for p in rnd.order)
+        view = TableView(
+            round=rnd.number,
+            dealer=rnd.dealer,
+            order=rnd.order,
+            lives=lives,
+            acts=rnd.acts,
+            actor=rnd.actor if live else None,
+            turn=state.turn if live else None,
+            cuts_made=rnd.cuts_made,
+            gathered=gathered,
+            closed=closed,
+        )
+        if old is not None:
+            assert isinstance(old.payload, TableView)
+            # The lives line shows the round as dealt; the reveal is kept once added.
+            view = dataclasses.replace(view, lives=old.payload.lives, reveal=old.payload.reveal)
+        self._put(key, NoticeKind.TABLE, self._chat_id, view)
+
+    def _reveal(self, state: GameState, event: Revealed | LifeLost | PlayerEliminated) -> None:
+        rnd = state.round
+        assert rnd is not None
+        self.table(state)
+        notice = self._items[("table", rnd.number)]
+        view = notice.payload
+        assert isinstance(view, TableView)
+        reveal = view.reveal
+        if isinstance(event, Revealed):
+            reveal = RevealView(revealed=event)
+        elif reveal is not None and isinstance(event, LifeLost):
+            reveal = dataclasses.replace(reveal, losses=(*reveal.losses, event))
+        elif reveal is not None and isinstance(event, PlayerEliminated):
+            reveal = dataclasses.replace(reveal, eliminated=(*reveal.eliminated, event.player))
+        if reveal is not None:
+            lives = tuple(state.lives(p) for p in reveal.revealed.order)
+            reveal = dataclasses.replace(reveal, lives=lives)
+        notice.payload = dataclasses.replace(view, reveal=reveal)
+
+    def announce(self, event: Event, key: tuple[Any, ...]) -> None:
+        payload = Announcement(codec.event_name(event), codec.dump_event(event))
+        self._put(("announce", *key), NoticeKind.ANNOUNCE, self._chat_id, payload)
+
+    def game_over(self, view: GameOverView) -> None:
+        self._put(("over",), NoticeKind.GAME_OVER, self._chat_id, view)
+
+    # private ----------------------------------------------------------------------------------
+
+    def _deal(self, event: RoundDealt) -> None:
+        for position, (player, card) in enumerate(zip(event.order, event.cards, strict=True)):
+            if is_computer(player):
+                continue
+            note = DealNote(
+                round=event.round,
+                card=card,
+                dealer=event.dealer,
+                position=position + 1,
+                players=len(event.order),
+                prev=self._results.pop(player, None),
+            )
+            self._put(("deal", player), NoticeKind.DEAL, player, note)
+
+    def close(self, player: PlayerId, reason: str, over: GameOverView | None = None) -> None:
+        if is_computer(player):
+            return
+        note = CloseNote(
+            reason=reason,
+            prev=self._results.get(player),
+            winners=over.winners if over else (),
+            shared=over.shared if over else False,
+        )
+        self._put(("close", player), NoticeKind.CLOSE, player, note)
+
+    def close_all(self, state: GameState, reason: str, over: GameOverView | None = None) -> None:
+        """Everyone still at the table (or out in this very move) is told; their keys go."""
+        closed = {key[1] for key in self._items if key[0] == "close"}
+        for seat in state.seats:
+            if seat.active or seat.player in self._results or seat.player in closed:
+                self.close(seat.player, reason, over)
+
+    # events -----------------------------------------------------------------------------------
+
+    def note(self, state: GameState, events: tuple[Event, ...]) -> None:
+        """Record what ``events`` (from the step that led to ``state``) make players see."""
+        revealed = any(isinstance(e, Revealed) for e in events)
+        for event in events:
+            if isinstance(event, RoundDealt):
+                self._deal(event)
+            elif isinstance(event, Swapped):
+                self._swapped_by[event.neighbour] = event.player
+            elif isinstance(event, CardCut):
+                self._cut = True
+            elif isinstance(event, Revealed):
+                self._results.update(_results_of(state, event))
+                self._reveal(state, event)
+            elif isinstance(event, LifeLost) and revealed:
+                self._reveal(state, event)
+                self._lost(event)
+            elif isinstance(event, PlayerEliminated) and revealed:
+                self._reveal(state, event)
+                self.close(event.player, "out")
+            elif isinstance(event, Misdealt):
+                rnd = state.round
+                for player in rnd.order if rnd is not None else ():
+                    self._results[player] = RoundResult(
+                        round=event.round, lives=state.lives(player)
+                    )
+                self.announce(event, (event.round,))
+            elif isinstance(event, PlayerRemoved):
+                reason = "idle" if event.reason is RemovalReason.IDLE else "resigned"
+                self.close(event.player, reason)
+                self.announce(event, (event.player,))
+            elif isinstance(event, SuddenDeathStarted | SuddenDeathDrawn):
+                self.announce(event, (len(self._items),))
+            elif isinstance(event, GameWon | GameAbandoned):
+                over = (
+                    GameOverView(winners=event.winners, shared=event.shared)
+                    if isinstance(event, GameWon)
+                    else GameOverView(abandoned=True)
+                )
+                self.game_over(over)
+                self.close_all(state, "game_over" if isinstance(event, GameWon) else "abandoned", over)
+
+    def _lost(self, event: LifeLost) -> None:
+        result = self._results.get(event.player)
+        if result is not None:
+            self._results[event.player] = dataclasses.replace(
+                result,
+                lost=True,
+                timeout=result.timeout or event.cause is LifeLossCause.TIMEOUT,
+                lives=event.lives_left,
+                out=event.lives_left == 0,
+            )
+
+    # the decision -----------------------------------------------------------------------------
+
+    def prompt(self, state: GameState, can_write: Mapping[PlayerId, bool]) -> None:
+        """Ask the player to act, where their private information is: in their private chat,
+        or in the group for a player the bot cannot write to."""
+        actor = state.actor
+        rnd = state.round
+        if actor is None or rnd is None or is_computer(actor) or state.turn == self._turn_before:
+            return
+        options = tuple(type(a).__name__.lower() for a in legal_actions(state))
+        target = None if rnd.actor_is_dealer else rnd.order[rnd.position + 1]
+        if not can_write.get(actor, True):
+            view = TurnView(
+                round=rnd.number,
+                turn=state.turn,
+                actor=actor,
+                options=options,
+                target=target,
+                cuts_made=rnd.cuts_made,
+            )
+            self._put(("turn",), NoticeKind.TURN, self._chat_id, view)
+            return
+        deal = self._items.pop(("deal", actor), None)
+        prev = deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
+        news, by = "held", None
+        if deal is not None:
+            news = "dealt"
+        elif actor in self._swapped_by:
+            news, by = "swapped", self._swapped_by[actor]
+        elif self._cut and rnd.actor_is_dealer:
+            news = "cut"
+        note = PromptNote(
+            round=rnd.number,
+            turn=state.turn,
+            card=rnd.card_of(actor),
+            lives=state.lives(actor),
+            options=options,
+            target=target,
+            cuts_made=rnd.cuts_made,
+            news=news,
+            by=by,
+            prev=prev,
+            again=rnd.cuts_made > 0 and rnd.actor_is_dealer,
+        )
+        self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)
+
+    def collected(self) -> list[Notice]:
+        items = list(self._items.values())
+        self._items.clear()
+        return items
+
+
+def _results_of(state: GameState, event: Revealed) -> dict[PlayerId, RoundResult]:
+    return {
+        player: RoundResult(round=event.round, card=card, lives=state.lives(player))
+        for player, card in zip(event.order, event.cards, strict=True)
+    }
