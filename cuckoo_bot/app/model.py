@@ -96,12 +96,15 @@ class Game:
     language: str = "en"
     version: int = 0
     new_log: list[LogEntry] = field(default_factory=list)  # appended by the store on save
-    chat: Chat | None = None  # the chat's row, loaded with the game (title, language)
+    # The chat's row, loaded with the game (its title and language, for the messages).
+    chat: Chat | None = field(default=None, compare=False)
     # What the store read: where the log goes on, and the seats as stored (written only
     # when they change). Set by the store, never by the use cases.
-    stored_log_seq: int = 0
-    stored_round: int | None = None
-    stored_seats: tuple[tuple[PlayerId, int | None, int | None], ...] = ()
+    stored_log_seq: int = field(default=0, compare=False)
+    stored_round: int | None = field(default=None, compare=False)
+    stored_seats: tuple[tuple[PlayerId, int | None, int | None], ...] = field(
+        default=(), compare=False
+    )
 
 
 @dataclass

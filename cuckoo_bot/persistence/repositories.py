@@ -284,8 +284,7 @@ class SqlGames:
         return game
 
     async def save(self, game: Game) -> None:
-        entries, game.new_log = game.new_log, []
-        log_seq = game.stored_log_seq + len(entries)
+        log_seq = game.stored_log_seq + len(game.new_log)
         matched = await self._s.rowcount(
             update(GameRow)
             .where(GameRow.id == game.id, GameRow.version == game.version)
@@ -295,7 +294,6 @@ class SqlGames:
         if matched != 1:
             raise ConcurrentUpdate(game.id)
         game.version += 1
-        game.new_log = entries
         await self._written(game)
 
     async def _written(self, game: Game) -> None:
@@ -424,9 +422,9 @@ class _LogWriter:
             self._derive_rounds(entry)
             rows.append(log_values(self._game_id, self._seq, self._round, entry))
         s = self._s.session
-        await s.execute(insert(GameLogRow), rows)
+        await s.execute(insert(_table(GameLogRow)), rows)
         if self._dealt:
-            await s.execute(insert(RoundRow), self._dealt)
+            await s.execute(insert(_table(RoundRow)), self._dealt)
         if self._closed:
             rounds = _table(RoundRow)
             await s.execute(
@@ -501,11 +499,12 @@ class SqlOutbox:
         if not notices:
             return
         now = self._s.now()
+        rows = _table(OutboxRow)
         values = [notice_values(n, n.created_at or now) for n in notices]
-        result = await self._s.session.execute(
-            insert(OutboxRow).returning(OutboxRow.id, sort_by_parameter_order=True), values
-        )
-        for notice, new_id in zip(notices, result.scalars().all(), strict=True):
+        # One statement for the whole batch. Both engines number the rows of one INSERT in the
+        # order of its VALUES, so the ids, sorted, follow the notices.
+        result = await self._s.session.execute(insert(rows).values(values).returning(rows.c.id))
+        for notice, new_id in zip(notices, sorted(result.scalars().all()), strict=True):
             notice.id = new_id
             notice.created_at = notice.created_at or now
 

@@ -48,7 +48,6 @@ def lobby(chat_id: int = CHAT_ID, rules: HouseRules | None = None, **changes: ob
         "thread_id": 77,
         "seats": [p.id for p in PLAYERS],
         "deadline": START + timedelta(minutes=10),
-        "lobby_message_id": 501,
         "language": "es",
     }
     values.update(changes)

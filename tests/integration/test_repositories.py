@@ -5,15 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from cuckoo_bot.app.model import (
-    ALL_TIME,
-    GLOBAL_SCOPE,
-    GameStatus,
+from cuckoo_bot.app.dispatch import Delivered
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, GameStatus, Player, Standing
+from cuckoo_bot.app.notices import (
+    Announcement,
+    DealNote,
+    LobbyView,
     Notice,
     NoticeKind,
-    Player,
-    Standing,
+    PromptNote,
+    TableView,
 )
+from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.repositories import PRUNE_EVERY
@@ -65,7 +68,7 @@ async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkF
     async with uow_factory() as uow:
         await seed(uow)
         game = await uow.games.add(lobby())
-        await uow.outbox.add(Notice(kind=NoticeKind.LOBBY, chat_id=CHAT_ID, game_id=game.id))
+        await uow.outbox.add_many([Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), game.id)])
         await uow.standings.save(Standing(player_id=PLAYERS[0].id, scope=CHAT_ID, season="all"))
         assert await uow.updates.first_time(1)
         assert await uow.games.get(game.id) is not None  # visible inside the transaction
@@ -105,36 +108,55 @@ async def test_first_time_dedupes_updates(uow_factory: UnitOfWorkFactory, clock:
         assert await uow.updates.first_time(PRUNE_EVERY * 3) is False
 
 
-async def test_outbox_pending_oldest_first_until_done(
+async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit(
     uow_factory: UnitOfWorkFactory, clock: StepClock
 ) -> None:
+    ace = Card.from_code("AS")
     async with uow_factory() as uow:
         await seed(uow)
         first = await uow.games.add(lobby(status=GameStatus.FINISHED))
         second = await uow.games.add(lobby())
+        player = PLAYERS[0].id
         notices = [
-            Notice(NoticeKind.LOBBY, CHAT_ID, first.id, {"seats": [1, 2]}, thread_id=77),
-            Notice(NoticeKind.CARD, PLAYERS[0].id, second.id, {"card": "AS", "round": 1}),
-            Notice(NoticeKind.ANNOUNCE, CHAT_ID, None, {"key": "hello"}),
-            Notice(NoticeKind.TABLE, CHAT_ID, first.id, {"round": 1}),
+            Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby", (1, 2)), first.id, thread_id=77),
+            Notice(NoticeKind.DEAL, player, DealNote(1, ace, 2, 1, 3), second.id),
+            Notice(NoticeKind.ANNOUNCE, CHAT_ID, Announcement("Misdealt", {"round": 1})),
+            Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), first.id),
+            Notice(NoticeKind.PROMPT, player, PromptNote(1, 4, ace, 3, ("keep", "swap"), 2), second.id),
         ]
-        for notice in notices:
-            await uow.outbox.add(notice)
-            clock.advance(seconds=1)
+        await uow.outbox.add_many(notices)
         await uow.commit()
     ids = [n.id for n in notices]
-    assert ids == sorted(ids) and len(set(ids)) == 4
+    assert ids == sorted(ids) and len(set(ids)) == 5
     assert all(n.created_at is not None for n in notices)
-    async with uow_factory() as uow:
-        assert await uow.outbox.pending() == notices
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.pending() == notices  # typed payloads round-trip
         assert await uow.outbox.pending(limit=2) == notices[:2]
-        assert await uow.outbox.pending(game_id=first.id) == [notices[0], notices[3]]
-        await uow.outbox.done(notices[0].id)
-        await uow.outbox.done(notices[2].id, error="Forbidden: bot was blocked by the user")
+        assert await uow.outbox.pending(chat_id=player) == [notices[1], notices[4]]
+    async with uow_factory(autocommit=True) as uow:
+        await uow.outbox.mark(
+            [
+                Delivered(ids[0], message_id=501, live_keys=True),
+                Delivered(ids[2], error="Forbidden: bot was blocked by the user"),
+                Delivered(ids[1], message_id=7),
+                Delivered(ids[4], message_id=8, live_keys=True),
+            ]
+        )
         await uow.commit()
     async with uow_factory() as uow:
-        assert await uow.outbox.pending() == [notices[1], notices[3]]
-        assert await uow.outbox.pending(game_id=first.id) == [notices[3]]
+        assert await uow.outbox.pending() == [notices[3]]
+        sent = await uow.outbox.sent(second.id)
+        # The prompt still has keys, and it is the newest message in the player's chat.
+        assert [(s.notice.id, s.message_id, s.live_keys, s.newest) for s in sent] == [
+            (ids[4], 8, True, 8)
+        ]
+        # A later edit of the same message takes its keys off (the row stays sent).
+        await uow.outbox.mark([Delivered(ids[4], None, False, tries=0)])
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.outbox.sent(second.id) == []
+        (lobby_message,) = await uow.outbox.sent(first.id)
+        assert lobby_message.message_id == 501 and lobby_message.notice == notices[0]
 
 
 async def test_standings_table_best_rating_then_wins(uow_factory: UnitOfWorkFactory) -> None:
