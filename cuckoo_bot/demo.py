@@ -12,6 +12,7 @@ import random
 import re
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,12 @@ class Prompt:
     @property
     def order(self) -> tuple[int, int]:
         """(game, turn): the newest prompt is the live one (older ones may keep keys a while)."""
-        _, _, game, _, turn = self.keys[0].split(":")
-        return int(game), int(turn)
+        return _order(self.keys[0])
+
+
+def _order(data: str) -> tuple[int, int]:
+    _, _, game, _, turn = data.split(":")
+    return int(game), int(turn)
 
 
 def _is_move(data: str) -> bool:
@@ -77,6 +82,13 @@ class TableDriver:
                 return msg.text
         return None
 
+    def table(self) -> StoredMessage | None:
+        """The group's table message of the round being played (it has the My card key)."""
+        for msg in reversed(self.fake.messages(self.group_id, include_deleted=False)):
+            if msg.from_bot and any(d.startswith("1:m:") for d in msg.callback_datas):
+                return msg
+        return None
+
     def prompts(self) -> list[Prompt]:
         """Every message that shows move keys now: private prompts and asks in the group."""
         found = []
@@ -98,9 +110,12 @@ class TableDriver:
     async def next_prompt(self, after: str | None = None, wait: float = 10.0) -> Prompt | None:
         """The next live prompt whose keys differ from ``after``; None once the game is over."""
 
+        done = _order(after) if after else (0, 0)
+
         def ready() -> Prompt | bool | None:
+            # Older prompts may still show keys until their round ends: only a newer one counts.
             found = self.prompt()
-            if found is not None and found.data("k") != after:
+            if found is not None and found.order > done:
                 return found
             return True if self.game_over() else None
 
@@ -150,9 +165,13 @@ def choose(card: str | None, dealer: bool, table_size: int) -> str:
 
 
 async def play_out(
-    driver: TableDriver, humans: list[int], table_size: int, max_turns: int = 2000
+    driver: TableDriver,
+    humans: list[int],
+    table_size: int,
+    max_turns: int = 2000,
+    check: Callable[[Prompt], Awaitable[None]] | None = None,
 ) -> None:
-    """Press keys for the humans until the game is over."""
+    """Press keys for the humans until the game is over; ``check`` looks at every prompt."""
     last: str | None = None
     for _ in range(max_turns):
         prompt = await driver.next_prompt(after=last)
@@ -160,6 +179,8 @@ async def play_out(
             return
         if prompt.actor not in humans:
             raise AssertionError(f"the bot waits for {prompt.actor}, who is not a human here")
+        if check is not None:
+            await check(prompt)
         dealer = prompt.data("c") is not None
         kind = choose(driver.card_of(prompt.actor), dealer, table_size)
         data = prompt.data(kind) or prompt.data("k")

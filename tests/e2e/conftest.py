@@ -120,3 +120,20 @@ def table(fake: FakeBotApi) -> TableDriver:
 
 async def settle(fake: FakeBotApi) -> None:
     await fake.wait_idle(quiet=0.3, timeout=15)
+
+
+async def held_in_store(database_url: URL, chat_id: int, player: int) -> str:
+    """The card the store says ``player`` holds in the chat's running game, as players see it."""
+    from cuckoo_bot.persistence.engine import make_engine
+    from cuckoo_bot.persistence.uow import sql_uow_factory
+    from cuckoo_bot.transport.render import card_label
+
+    engine = make_engine(database_url)
+    try:
+        async with sql_uow_factory(engine)(read_only=True) as uow:
+            game = await uow.games.open_in_chat(chat_id)
+    finally:
+        await engine.dispose()
+    assert game is not None and game.state is not None and game.state.round is not None
+    assert game.state.actor == player, (game.state.turn, game.state.actor, player)
+    return card_label(game.state.round.card_of(player).code)

@@ -9,7 +9,9 @@ import pytest
 from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
 from cuckoo_bot.fakeapi import FakeBotApi
 
-from .conftest import BOT_USERNAME, GROUP, BotProcess, settle
+from sqlalchemy.engine import URL
+
+from .conftest import BOT_USERNAME, GROUP, BotProcess, held_in_store, settle
 
 pytestmark = pytest.mark.slow
 
@@ -61,6 +63,7 @@ async def first_turn(fake: FakeBotApi, table: TableDriver) -> Prompt:
     return prompt
 
 
+CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
 REVEAL_LINE = re.compile(r"^(?P<name>.+): (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<low> ⬇️)?$")
 
 
@@ -121,26 +124,28 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
     assert check_reveals(fake)
 
 
-async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
+async def test_the_turn_is_asked_privately_with_one_card_and_a_double_tap_acts_once(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
     prompt = await first_turn(fake, table)
+    # The decision comes in the player's own chat, addressed to them, with the card they hold.
+    assert prompt.message.chat_id == prompt.actor
+    text = prompt.message.text or ""
+    assert len(CARD.findall(text)) == 1 and table.card_of(prompt.actor) is not None
+    held = table.card_of(prompt.actor)
     keep = prompt.data("k")
     assert keep is not None
-    stranger = next(u for u in (ANN, BEN, CAT) if u != prompt.actor)
-    answer = await table.press(stranger, prompt.message, keep)
-    assert "not your turn" in answer["text"]
-    assert f"{NAMES[prompt.actor]}" in answer["text"]
-    before = prompt.message.text
     first = await table.press(prompt.actor, prompt.message, keep)
     second = await table.press(prompt.actor, prompt.message, keep)
-    assert first["text"] == "You kept your card."
+    assert first["text"] == f"You kept {held}."
     assert "earlier turn" in second["text"]
     await settle(fake)
-    kept_lines = [
-        line for line in (table.prompt() or prompt).message.text.splitlines() if "kept" in line
-    ]
-    assert kept_lines.count(f"✋ {NAMES[prompt.actor]} kept.") == 1, before
+    group = "\n".join(m.text or "" for m in fake.messages(GROUP, include_deleted=False))
+    assert group.count(f"✋ {NAMES[prompt.actor]} kept.") == 1
+    # The group's table has no move keys: only My card.
+    tables = [m for m in fake.messages(GROUP) if m.from_bot and "Round 1" in (m.text or "")]
+    assert len(tables) == 1
+    assert all(d.split(":")[1] == "m" for d in tables[0].callback_datas)
 
 
 async def test_a_lapsed_turn_keeps_for_the_player_and_the_group_is_told(
@@ -159,13 +164,15 @@ async def test_a_lapsed_turn_keeps_for_the_player_and_the_group_is_told(
 async def test_a_player_who_blocked_the_bot_still_sees_their_card_in_a_private_popup(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
-    prompt = await first_turn(fake, table)
+    await first_turn(fake, table)
     fake.block_bot(BEN)
-    mine = await table.press(BEN, prompt.message, prompt.message.button_data("My card"))
+    board = table.table()
+    assert board is not None
+    mine = await table.press(BEN, board, board.button_data("My card"))
     assert mine["show_alert"] is True
     card = table.card_of(BEN)
     assert card is not None and card in mine["text"]
-    outsider = await table.press(DON, prompt.message, prompt.message.button_data("My card"))
+    outsider = await table.press(DON, board, board.button_data("My card"))
     assert not re.search(r"(10|[2-9AJQK])[♣♦♥♠]", outsider["text"] or "")
 
 
@@ -205,7 +212,7 @@ async def test_leaderboard_after_a_game(
 
 
 async def test_every_kind_of_action_and_outcome_shows_in_the_group(
-    fake: FakeBotApi, make_bot: object, table: TableDriver
+    fake: FakeBotApi, make_bot: object, table: TableDriver, database_url: URL
 ) -> None:
     """Seeded games until the group has seen each kind: keep, swap, a King's block, a cut, a
     cut King, a tie for lowest, an elimination and a winner; every reveal checks out."""
@@ -232,7 +239,14 @@ async def test_every_kind_of_action_and_outcome_shows_in_the_group(
         for user in (ANN, BEN, CAT, DON):
             await table.press(user, lobby, lobby.button_data("Join"))
         await start(table, ANN)
-        await play_out(table, [ANN, BEN, CAT, DON], table_size=4)
+
+        async def shows_the_card_held(prompt: Prompt) -> None:
+            # At every prompt the player's private chat already shows the card they hold.
+            held = await held_in_store(database_url, GROUP, prompt.actor)
+            assert table.card_of(prompt.actor) == held, fake.transcript(prompt.actor)
+            assert [m.group(0) for m in CARD.finditer(prompt.message.text or "")] == [held]
+
+        await play_out(table, [ANN, BEN, CAT, DON], table_size=4, check=shows_the_card_held)
         await settle(fake)
         text = "\n".join(m.text or "" for m in fake.messages(GROUP))
         seen |= {kind for kind, words in wanted.items() if words in text}

@@ -52,7 +52,7 @@ async def test_killed_at_random_points_the_game_resumes_and_matches_its_log(
         assert data is not None
         if kills < 8 and rng.random() < 0.35:
             # Tap and crash at once: before, during or after the bot handles the tap.
-            fake.press_button(prompt.actor, GROUP, prompt.message.message_id, data)
+            fake.press_button(prompt.actor, prompt.message.chat_id, prompt.message.message_id, data)
             await asyncio.sleep(rng.choice([0.0, 0.01, 0.05, 0.2]))
             bot.kill()
             kills += 1

@@ -45,10 +45,11 @@ async def test_a_group_upgraded_to_a_supergroup_mid_game_keeps_its_game_and_leag
     prompt = await old.next_prompt()
     assert prompt is not None
     fake.migrate_group(BASIC_GROUP, SUPERGROUP)
-    # The live prompt is posted again in the supergroup, with the same turn's keys.
-    moved = await new.next_prompt(wait=15)
-    assert moved is not None and moved.message.chat_id == SUPERGROUP
-    assert moved.data("k") == prompt.data("k") and moved.actor == prompt.actor
+    # The round's table is posted again in the supergroup; the turn asked privately stands.
+    await fake.wait_for(new.table, 15)
+    assert "Round 1" in (new.table().text or "")  # type: ignore[union-attr]
+    same = new.prompt()
+    assert same is not None and same.data("k") == prompt.data("k") and same.actor == prompt.actor
     await play_out(new, [ANN, BEN, CAT], table_size=3)
     assert new.game_over()
     await new.say(ANN, "/leaderboard")
@@ -88,19 +89,30 @@ async def test_a_game_opened_in_a_forum_topic_stays_in_that_topic(
         await table.press(user, lobby, lobby.button_data("Join"))
     await start(table, ANN)
     prompt = await table.next_prompt()
-    assert prompt is not None and prompt.message.message_thread_id == topic
+    assert prompt is not None and prompt.message.chat_id == prompt.actor  # asked privately
+    board = table.table()
+    assert board is not None and board.message_thread_id == topic
 
 
-async def test_a_player_who_blocks_the_bot_mid_game_does_not_stop_the_game(
+async def test_a_player_who_blocks_the_bot_mid_game_plays_on_in_the_group(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
-    fake.block_bot(CAT)
     await start(table, ANN)
+    first = await table.next_prompt()
+    assert first is not None and first.message.chat_id == first.actor
+    fake.block_bot(CAT)
     await play_out(table, [ANN, BEN, CAT], table_size=3)
     assert table.game_over()
-    assert any(c.status == 403 for c in fake.calls("sendMessage"))
+    assert any(c.status == 403 for c in fake.calls())  # Cat's private chat refused
+    # Cat's turns were asked in the group, with a mention and the keys; none is left live.
+    asked = [
+        m
+        for m in fake.messages(GROUP)
+        if m.from_bot and any(e.get("type") == "text_mention" for e in m.entities)
+    ]
+    assert asked and all(m.deleted or not m.callback_datas for m in asked)
 
 
 async def test_admins_change_house_rules_and_language_with_inline_keys(
