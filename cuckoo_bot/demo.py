@@ -90,9 +90,12 @@ class TableDriver:
         return None
 
     def prompts(self) -> list[Prompt]:
-        """Every message that shows move keys now: private prompts and asks in the group."""
+        """Every message that shows move keys now: the group members' private prompts (this
+        group's games only) and asks in the group."""
         found = []
-        for user_id in list(self.fake.world.users):
+        group = self.fake.world.chats.get(self.group_id)
+        members = list(group.members) if group is not None else []
+        for user_id in members:
             for msg in self.fake.dm(user_id):
                 if msg.from_bot and not msg.deleted and any(map(_is_move, msg.callback_datas)):
                     found.append(Prompt(msg, user_id))
@@ -195,13 +198,13 @@ def call_summary(fake: FakeBotApi) -> str:
     counts: dict[tuple[str, str], int] = {}
     for call in fake.calls():
         chat = call.params.get("chat_id")
-        kind = "group" if isinstance(chat, int | str) and int(chat) < 0 else (
-            "private" if chat is not None else "no chat"
+        kind = (
+            "group"
+            if isinstance(chat, int | str) and int(chat) < 0
+            else ("private" if chat is not None else "no chat")
         )
         counts[(kind, call.method)] = counts.get((kind, call.method), 0) + 1
-    return "\n".join(
-        f"  {kind:8} {method:24} {n}" for (kind, method), n in sorted(counts.items())
-    )
+    return "\n".join(f"  {kind:8} {method:24} {n}" for (kind, method), n in sorted(counts.items()))
 
 
 async def run_demo(players: int, lang: str, seed: int | None) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+
 from cuckoo_bot.domain.actions import Action, PlayerId
 from cuckoo_bot.domain.events import Event
 from cuckoo_bot.domain.rules import HouseRules

@@ -393,7 +393,9 @@ class Notices:
                     else GameOverView(abandoned=True)
                 )
                 self.game_over(over)
-                self.close_all(state, "game_over" if isinstance(event, GameWon) else "abandoned", over)
+                self.close_all(
+                    state, "game_over" if isinstance(event, GameWon) else "abandoned", over
+                )
 
     def _lost(self, event: LifeLost) -> None:
         result = self._results.get(event.player)
@@ -429,7 +431,9 @@ class Notices:
             self._put(("turn",), NoticeKind.TURN, self._chat_id, view)
             return
         deal = self._items.pop(("deal", actor), None)
-        prev = deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
+        prev = (
+            deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
+        )
         news, by = "held", None
         if deal is not None:
             news = "dealt"

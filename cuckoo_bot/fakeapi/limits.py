@@ -25,7 +25,9 @@ class _Armed:
 class FloodControl:
     """Decides whether a send/edit call is answered with 429 Too Many Requests."""
 
-    def __init__(self, automatic: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, automatic: bool = False, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.automatic = automatic
         self.clock = clock
         self._armed: list[_Armed] = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-import time
 from types import TracebackType
 from typing import Any, Self
 

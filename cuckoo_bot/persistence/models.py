@@ -187,9 +187,17 @@ class OutboxRow(Base):
     __table_args__ = (
         Index("ix_outbox_pending", "chat_id", "id", postgresql_where=UNSENT, sqlite_where=UNSENT),
         # The game's messages with keys still on them, and its newest lobby and table.
-        Index("ix_outbox_game_sent", "game_id", "kind", "id", postgresql_where=SENT, sqlite_where=SENT),
+        Index(
+            "ix_outbox_game_sent", "game_id", "kind", "id", postgresql_where=SENT, sqlite_where=SENT
+        ),
         # The newest message the bot sent in a chat.
-        Index("ix_outbox_chat_message", "chat_id", "message_id", postgresql_where=SENT, sqlite_where=SENT),
+        Index(
+            "ix_outbox_chat_message",
+            "chat_id",
+            "message_id",
+            postgresql_where=SENT,
+            sqlite_where=SENT,
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -197,7 +205,9 @@ class OutboxRow(Base):
     chat_id: Mapped[int] = mapped_column(BigInteger)  # a group, or a user for private messages
     game_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("games.id", ondelete="CASCADE"))
     thread_id: Mapped[int | None] = mapped_column(BigInteger)
-    round: Mapped[int | None] = mapped_column(Integer)  # the round a table or private notice is about
+    round: Mapped[int | None] = mapped_column(
+        Integer
+    )  # the round a table or private notice is about
     payload: Mapped[dict[str, Any]] = mapped_column(json_type())
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime)

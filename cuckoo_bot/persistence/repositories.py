@@ -9,12 +9,12 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     BigInteger,
-    Table,
     Boolean,
     Executable,
     Integer,
-    Text,
     Select,
+    Table,
+    Text,
     bindparam,
     delete,
     exists,
@@ -56,7 +56,6 @@ from cuckoo_bot.persistence.mapping import (
     standing_values,
     stored_seats,
 )
-from cuckoo_bot.persistence.types import UtcDateTime
 from cuckoo_bot.persistence.models import (
     OPEN_STATUSES,
     ChatRow,
@@ -69,6 +68,7 @@ from cuckoo_bot.persistence.models import (
     RoundRow,
     StandingRow,
 )
+from cuckoo_bot.persistence.types import UtcDateTime
 
 Row = TypeVar("Row")
 Now = Callable[[], datetime]
@@ -237,7 +237,6 @@ class SqlPlayers:
             .execution_options(synchronize_session=False)
         )
 
-
     async def set_reachable(self, player_id: PlayerId, reachable: bool) -> None:
         await self._s.session.execute(
             update(PlayerRow)
@@ -268,9 +267,7 @@ class SqlGames:
         return await self._one(self._select().where(GameRow.id == game_id), lock)
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
-        query = self._select().where(
-            GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES)
-        )
+        query = self._select().where(GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES))
         return await self._one(query, lock)
 
     async def add(self, game: Game) -> Game:

@@ -28,7 +28,6 @@ from telegram.error import (
     Forbidden,
     NetworkError,
     RetryAfter,
-    TelegramError,
     TimedOut,
 )
 
@@ -262,7 +261,9 @@ class Courier:
 
     def _wake(self, chat_id: int) -> None:
         """Run this chat's lane again once its budget allows a call (or soon, after a fault)."""
-        wait = max(self.budget.next_free(chat_id), self.budget.calm(chat_id)) if chat_id < 0 else 1.0
+        wait = (
+            max(self.budget.next_free(chat_id), self.budget.calm(chat_id)) if chat_id < 0 else 1.0
+        )
         delay = max(wait, 0.05)
         if chat_id in self._wakeups:
             return
@@ -363,7 +364,9 @@ class _Lane:
         self.context = context
         self.result = LaneResult()
 
-    def done(self, notice: Notice, message_id: int | None, keyboard: InlineKeyboardMarkup | None) -> None:
+    def done(
+        self, notice: Notice, message_id: int | None, keyboard: InlineKeyboardMarkup | None
+    ) -> None:
         live = _keys_live(keyboard)
         self.result.delivered.append(Delivered(notice.id, message_id, live))
         if message_id is not None:
@@ -429,6 +432,7 @@ class _PrivateLane(_Lane):
     async def _send(self, notice: Notice, rendered: Rendered) -> None:
         await self.courier.pacer.wait(self.chat_id)
         message = await self.courier.send(notice, rendered)
+        self.courier.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
 
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
@@ -457,7 +461,9 @@ class _PrivateLane(_Lane):
                 for old in prompts[:-1]:
                     await self._clear(old, None, notice)
                 return
-        await self._send(notice, render.deal(note, game, self.context.players, lang, with_result=False))
+        await self._send(
+            notice, render.deal(note, game, self.context.players, lang, with_result=False)
+        )
         for old in prompts:
             await self._clear(old, render.result(note.prev, game, lang), notice)
 
@@ -472,11 +478,11 @@ class _PrivateLane(_Lane):
         rendered = render.prompt(note, game, self.context.players, lang)
         prompts = self._live_prompts(notice)
         newest = self.context.newest.get(self.chat_id, 0)
-        if note.again and prompts and prompts[-1].message_id == newest:
-            # The dealer's second cut: they are looking at this prompt, ask again in place.
-            if await self.courier.edit(self.chat_id, prompts[-1].message_id, rendered):
-                self.done(notice, prompts[-1].message_id, rendered.keyboard)
-                return
+        # The dealer's second cut: they are looking at this prompt, so it asks again in place.
+        again = note.again and prompts and prompts[-1].message_id == newest
+        if again and await self.courier.edit(self.chat_id, prompts[-1].message_id, rendered):
+            self.done(notice, prompts[-1].message_id, rendered.keyboard)
+            return
         await self._send(notice, rendered)
         for old in prompts:
             await self._clear(old, render.result(note.prev, game, lang), notice)
@@ -598,8 +604,13 @@ class _GroupLane(_Lane):
     def _outdated(self, notice: Notice) -> bool:
         """A table view older than one already shown (read back after a restart)."""
         shown = self.context.newest_table.get((self.chat_id, notice.game_id or 0))
-        return shown is not None and shown.notice.id > notice.id and (
-            shown.notice.round == notice.round or (shown.notice.round or 0) > (notice.round or 0)
+        return (
+            shown is not None
+            and shown.notice.id > notice.id
+            and (
+                shown.notice.round == notice.round
+                or (shown.notice.round or 0) > (notice.round or 0)
+            )
         )
 
     def _table_message(self, notice: Notice) -> SentMessage | None:
@@ -636,8 +647,10 @@ class _GroupLane(_Lane):
                 self.done(notice, target.message_id, rendered.keyboard)  # shown as it is
                 return True
             assert isinstance(notice.payload, TableView)
-            if target is not None and not notice.payload.final and self.courier.budget.calm(
-                self.chat_id
+            if (
+                target is not None
+                and not notice.payload.final
+                and self.courier.budget.calm(self.chat_id)
             ):
                 return None
         elif notice.kind is NoticeKind.LOBBY:

@@ -78,15 +78,21 @@ class PrivatePacer:
         self._last: dict[int, float] = {}
 
     async def wait(self, chat_id: int) -> None:
+        """Wait until a new message to ``chat_id`` keeps the pace; call ``sent`` after it."""
         if self.interval <= 0:
             return
-        loop = asyncio.get_running_loop()
         last = self._last.get(chat_id)
         if last is not None:
-            delay = last + self.interval - loop.time()
+            delay = last + self.interval - asyncio.get_running_loop().time()
             if delay > 0:
                 await asyncio.sleep(delay)
-        self._last[chat_id] = loop.time()
+
+    def sent(self, chat_id: int) -> None:
+        """A message reached ``chat_id`` (counted from Telegram's answer, which comes after
+        Telegram counted it)."""
+        if self.interval <= 0:
+            return
+        now = asyncio.get_running_loop().time()
+        self._last[chat_id] = now
         if len(self._last) > 10_000:  # forget chats not written to for a while
-            horizon = loop.time() - self.interval
-            self._last = {c: t for c, t in self._last.items() if t > horizon}
+            self._last = {c: t for c, t in self._last.items() if t > now - self.interval}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -228,9 +227,7 @@ class Renderer:
             ]
         return []
 
-    def _acts(
-        self, lang: str, acts: tuple[Act, ...], players: Players, dealer: int
-    ) -> list[str]:
+    def _acts(self, lang: str, acts: tuple[Act, ...], players: Players, dealer: int) -> list[str]:
         lines, cut = [], False
         for act in acts:
             lines.append(self._act(lang, act, players, dealer, after_cut=cut))
@@ -311,7 +308,10 @@ class Renderer:
             target = name_of(players, view.target)
             line = t(lang, "turn_prompt", mention=who, target=target, seconds=seconds)
         row = [
-            (t(lang, f"btn_{option}"), cb.Callback(MOVE_KEYS[option], game.id, view.round, view.turn).encode())
+            (
+                t(lang, f"btn_{option}"),
+                cb.Callback(MOVE_KEYS[option], game.id, view.round, view.turn).encode(),
+            )
             for option in view.options
         ]
         keys = _keys([row, [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]])
@@ -379,7 +379,9 @@ class Renderer:
     ) -> Rendered:
         """The card dealt; over the last prompt, how the last round ended comes first."""
         t = self.tr.t
-        lines = [*self._result_block(note.prev, game, lang), ""] if with_result and note.prev else []
+        lines = (
+            [*self._result_block(note.prev, game, lang), ""] if with_result and note.prev else []
+        )
         lines.append(self._where(game, note.round, lang))
         lines.append(t(lang, "deal_card", card=card_label(note.card.code)))
         if note.position == note.players:
@@ -421,7 +423,10 @@ class Renderer:
             ask,
         ]
         row = [
-            (t(lang, f"btn_{option}"), cb.Callback(MOVE_KEYS[option], game.id, note.round, note.turn).encode())
+            (
+                t(lang, f"btn_{option}"),
+                cb.Callback(MOVE_KEYS[option], game.id, note.round, note.turn).encode(),
+            )
             for option in note.options
         ]
         return Rendered("\n".join(lines), _keys([row]))

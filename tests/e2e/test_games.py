@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from sqlalchemy.engine import URL
 
 from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
 from cuckoo_bot.fakeapi import FakeBotApi
-
-from sqlalchemy.engine import URL
 
 from .conftest import BOT_USERNAME, GROUP, BotProcess, held_in_store, settle
 

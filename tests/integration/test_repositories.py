@@ -16,8 +16,8 @@ from cuckoo_bot.app.notices import (
     PromptNote,
     TableView,
 )
-from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.app.ports import UnitOfWorkFactory
+from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.repositories import PRUNE_EVERY
 from tests.databases import StepClock
@@ -122,7 +122,9 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
             Notice(NoticeKind.DEAL, player, DealNote(1, ace, 2, 1, 3), second.id),
             Notice(NoticeKind.ANNOUNCE, CHAT_ID, Announcement("Misdealt", {"round": 1})),
             Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), first.id),
-            Notice(NoticeKind.PROMPT, player, PromptNote(1, 4, ace, 3, ("keep", "swap"), 2), second.id),
+            Notice(
+                NoticeKind.PROMPT, player, PromptNote(1, 4, ace, 3, ("keep", "swap"), 2), second.id
+            ),
         ]
         await uow.outbox.add_many(notices)
         await uow.commit()

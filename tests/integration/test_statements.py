@@ -17,8 +17,8 @@ from telegram.ext import Defaults, ExtBot
 from cuckoo_bot.app import lobby, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
-from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.app.notices import TableView
+from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.i18n.translator import Translator
@@ -99,7 +99,11 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
             await courier.drain()
             used = len(counter.sql) - before
             code = outcome.reply.code if outcome.reply else ""
-            kind = "round end" if ended else {"done_keep": "keep", "done_swap": "swap", "done_cut": "cut"}.get(code)
+            kind = (
+                "round end"
+                if ended
+                else {"done_keep": "keep", "done_swap": "swap", "done_cut": "cut"}.get(code)
+            )
             if kind is not None and kind not in costs:
                 costs[kind] = used
                 assert used <= LIMIT, (kind, "\n".join(counter.sql[before:]))

@@ -25,7 +25,9 @@ class World:
     log: dict[int, list[LogEntry]] = field(default_factory=dict)
     outbox: dict[int, Notice] = field(default_factory=dict)
     sent: set[int] = field(default_factory=set)
-    messages: dict[int, tuple[int | None, bool]] = field(default_factory=dict)  # id: (message, keys)
+    messages: dict[int, tuple[int | None, bool]] = field(
+        default_factory=dict
+    )  # id: (message, keys)
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
     next_id: int = 1
@@ -160,7 +162,11 @@ class FakeOutbox:
             if n.kind in (NoticeKind.LOBBY, NoticeKind.TABLE):
                 newest[(n.kind, n.chat_id)] = n.id
         top = {
-            chat: max((m or 0) for i, (m, _) in self.w.messages.items() if self.w.outbox[i].chat_id == chat)
+            chat: max(
+                (m or 0)
+                for i, (m, _) in self.w.messages.items()
+                if self.w.outbox[i].chat_id == chat
+            )
             for chat in {n.chat_id for n, _, _ in shown}
         }
         return [

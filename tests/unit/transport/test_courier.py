@@ -47,9 +47,7 @@ class Table:
         )
         budget = GroupBudget(rate, clock=lambda: self.clock.now().timestamp())
         self.courier = Courier(self.deps, bot, Renderer(Translator()), budget, PrivatePacer(0))
-        self.people = [
-            Player(id=i, first_name=f"P{i}", can_dm=True) for i in range(1, players + 1)
-        ]
+        self.people = [Player(id=i, first_name=f"P{i}", can_dm=True) for i in range(1, players + 1)]
         self.driver = TableDriver(fake, GROUP)
 
     async def start(self) -> int:
@@ -58,7 +56,9 @@ class Table:
         assert opened.game_id is not None
         await self.courier.deliver(opened.dispatch)  # type: ignore[arg-type]
         for person in self.people[1:]:
-            await self.courier.deliver((await lobby.join(self.deps, opened.game_id, person)).dispatch)  # type: ignore[arg-type]
+            await self.courier.deliver(
+                (await lobby.join(self.deps, opened.game_id, person)).dispatch
+            )  # type: ignore[arg-type]
         started = await lobby.start(self.deps, GROUP, self.people[0], is_admin=False)
         assert started.dispatch is not None
         await self.courier.deliver(started.dispatch)
@@ -66,8 +66,7 @@ class Table:
 
     async def play(self, game_id: int, seconds_per_tap: float) -> int:
         """Tap as soon as prompted; returns the number of presses."""
-        presses = 0
-        for _ in range(5000):
+        for presses in range(5000):
             game = self.world.games[game_id]
             if game.status is not GameStatus.RUNNING:
                 return presses
@@ -77,12 +76,11 @@ class Table:
             assert prompt is not None and prompt.actor == state.actor
             assert prompt.order[1] == state.turn
             held = state.round.card_of(state.actor)
-            assert self.driver.card_of(state.actor) == _label(held.code), (
-                self.fake.transcript(state.actor)
+            assert self.driver.card_of(state.actor) == _label(held.code), self.fake.transcript(
+                state.actor
             )
             move = "cut" if prompt.data("c") else ("swap" if held.rank <= 5 else "keep")
             outcome = await play.act(self.deps, game_id, state.actor, move, state.turn)
-            presses += 1
             self.clock.advance(seconds_per_tap)
             if outcome.dispatch:
                 await self.courier.deliver(outcome.dispatch)
@@ -175,15 +173,11 @@ async def test_a_player_the_bot_cannot_write_to_is_asked_in_the_group(
         state = game.state
         assert state is not None and state.actor is not None
         prompt = table.driver.prompt()
-        assert prompt is not None and prompt.actor == state.actor, (
-            fake.transcript(GROUP)
-        )
+        assert prompt is not None and prompt.actor == state.actor, fake.transcript(GROUP)
         if state.actor == 2:
             # Asked in the group, with a mention and the keys (and My card for the card).
             assert prompt.message.chat_id == GROUP
-            assert "My card" in " ".join(
-                b["text"] for row in prompt.message.buttons() for b in row
-            )
+            assert "My card" in " ".join(b["text"] for row in prompt.message.buttons() for b in row)
         else:
             assert prompt.message.chat_id == state.actor
         outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)

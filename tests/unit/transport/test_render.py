@@ -9,15 +9,15 @@ import pytest
 
 from cuckoo_bot.app import dispatch, lobby, play
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.model import Chat, GameStatus, Player, Standing
+from cuckoo_bot.app.notices import NoticeKind, PromptNote
 from cuckoo_bot.app.queries import League, LeagueRow
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.fakeapi.html import parse_html
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render import Renderer, card_label, fit
-from cuckoo_bot.app.dispatch import Dispatch
-from cuckoo_bot.app.notices import NoticeKind, PromptNote
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 LANGS = ("en", "es", "fr")
