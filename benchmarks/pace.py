@@ -25,9 +25,9 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from cuckoo_bot.bootstrap import build, configure_logging
+from cuckoo_bot.bootstrap import configure_logging
 from cuckoo_bot.config import Settings
-from cuckoo_bot.demo import TableDriver, choose
+from cuckoo_bot.demo import TableDriver, choose, running_bot
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence import migrate
 
@@ -113,15 +113,7 @@ async def measure(size: int, rounds: int, games: int, database_url: str | None) 
                 turn_timeout=600,
                 lobby_timeout=3600,
             )
-            runtime = build(settings, rng=random.Random(size))
-            app = runtime.application
-            await app.initialize()
-            if app.post_init:
-                await app.post_init(app)
-            await app.start()
-            assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0.0, timeout=1)
-            try:
+            async with running_bot(settings, random.Random(size)):
                 tables = [
                     await seat(fake, -1002000000000 - g, size, 1000 * (g + 1))
                     for g in range(max(games, 1))
@@ -134,12 +126,6 @@ async def measure(size: int, rounds: int, games: int, database_url: str | None) 
                         await fake.wait_for(t.driver.game_over, 120)
                 await fake.wait_idle(quiet=1.0, timeout=120)
                 ended = time.monotonic()
-            finally:
-                await app.updater.stop()
-                await app.stop()
-                await app.shutdown()
-                if app.post_shutdown:
-                    await app.post_shutdown(app)
             report(fake, tables, rounds, began, ended)
 
 

@@ -12,12 +12,17 @@ import random
 import re
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from cuckoo_bot.config import Settings
 from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+
+if TYPE_CHECKING:
+    from cuckoo_bot.bootstrap import Runtime
 
 CARD = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
@@ -207,12 +212,34 @@ def call_summary(fake: FakeBotApi) -> str:
     return "\n".join(f"  {kind:8} {method:24} {n}" for (kind, method), n in sorted(counts.items()))
 
 
+@asynccontextmanager
+async def running_bot(settings: Settings, rng: random.Random) -> AsyncIterator[Runtime]:
+    """The real bot, built by the composition root, polling in this event loop until exit."""
+    from cuckoo_bot.bootstrap import build
+
+    runtime = build(settings, rng=rng)
+    app = runtime.application
+    await app.initialize()
+    if app.post_init:
+        await app.post_init(app)
+    await app.start()
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0.0, timeout=1)
+    try:
+        yield runtime
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await app.shutdown()
+        if app.post_shutdown:
+            await app.post_shutdown(app)
+
+
 async def run_demo(players: int, lang: str, seed: int | None) -> int:
 
     from pydantic import SecretStr
 
-    from cuckoo_bot.bootstrap import build, configure_logging
-    from cuckoo_bot.config import Settings
+    from cuckoo_bot.bootstrap import configure_logging
     from cuckoo_bot.persistence import migrate
 
     configure_logging("WARNING")
@@ -230,15 +257,7 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                 turn_timeout=3600,
                 group_rate=10_000,  # the fake enforces no rate: no need to wait a minute a round
             )
-            runtime = build(settings, rng=random.Random(seed))
-            app = runtime.application
-            await app.initialize()
-            if app.post_init:
-                await app.post_init(app)
-            await app.start()
-            assert app.updater is not None
-            await app.updater.start_polling(poll_interval=0.0, timeout=1)
-            try:
+            async with running_bot(settings, random.Random(seed)) as runtime:
                 for user_id, first, last in people:
                     fake.add_user(user_id, first, last, language_code=lang, started=False)
                 fake.add_group(
@@ -280,12 +299,6 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                     sys.stderr.write(fake.transcript(group_id) + "\n")
                     raise
                 await fake.wait_idle(quiet=0.3)
-            finally:
-                await app.updater.stop()
-                await app.stop()
-                await app.shutdown()
-                if app.post_shutdown:
-                    await app.post_shutdown(app)
             out = sys.stdout
             out.write(f"=== The group '{'Cuckoo night'}' ===\n{fake.transcript(group_id)}\n\n")
             for user_id, first, _ in people:
