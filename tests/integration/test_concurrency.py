@@ -35,3 +35,20 @@ async def test_locked_get_serializes_writers(uow_factory: UnitOfWorkFactory) -> 
     # Strictly one after the other: the second read saw the first one's seat.
     assert [t.split()[1] for t in trace] == ["read", "commits", "read", "commits"]
     assert trace[0].endswith("read 1") and trace[2].endswith("read 2")
+
+
+async def test_a_read_only_unit_of_work_reads_while_a_writer_holds_the_lock(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Leaderboards, languages and the courier's reads never queue behind a move."""
+    from tests.integration.builders import CHAT_ID, chat
+
+    async with uow_factory() as writer:
+        await writer.chats.add(chat())  # the write lock is held until commit
+        async with uow_factory(read_only=True) as reader:
+            # A second writer would wait here for the lock (15 s on SQLite); a reader does not.
+            seen = await asyncio.wait_for(reader.chats.get(CHAT_ID), timeout=5)
+        assert seen is None  # nor does it see what is not committed
+        await writer.commit()
+    async with uow_factory(read_only=True) as reader:
+        assert await reader.chats.get(CHAT_ID) is not None

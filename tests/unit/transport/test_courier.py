@@ -189,3 +189,30 @@ async def test_a_player_the_bot_cannot_write_to_is_asked_in_the_group(
     # An ask in the group goes once its turn is over: no live keys are left behind.
     await table.courier.drain()
     assert table.driver.prompt() is None
+
+
+async def test_private_chats_never_wait_for_a_group_out_of_budget(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    table = Table(fake, bot, players=4, rate=GROUP_MESSAGES_PER_MINUTE)
+    game_id = await table.start()
+    calls_before = len(table.group_calls())
+    # The group's budget is spent (say, by a burst of commands): every call it allows is gone.
+    for _ in range(GROUP_MESSAGES_PER_MINUTE):
+        table.courier.budget.spend(GROUP)
+    presses = await table.play(game_id, seconds_per_tap=1.0)  # checks each private prompt
+    assert presses > 0 and table.world.games[game_id].status is GameStatus.FINISHED
+    # The game was played out in private chats while the group waited for its budget...
+    game = table.world.games[game_id]
+    assert game.state is not None
+    shown = [m for m in fake.messages(GROUP) if "the reveal" in (m.text or "")]
+    assert len(table.group_calls()) - calls_before < game.state.rounds_dealt
+    assert not shown or len(shown) < game.state.rounds_dealt
+    # ...and the group catches up once its budget allows, with every reveal and the winner.
+    await table.settle()
+    texts = "\n".join(m.text or "" for m in fake.messages(GROUP, include_deleted=False))
+    for number in range(1, game.state.rounds_dealt + 1):
+        assert f"Round {number}: the reveal" in texts or f"cards of round {number} were" in texts, (
+            number
+        )
+    assert "won the game" in texts
