@@ -141,7 +141,7 @@ async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:
             notices.lobby(lobby_view(game))
         else:
             notices.table(game.state)
-        dispatch = await publish(uow, game, notices)
+        dispatch = await publish(uow, game, notices, moved=True)
         await uow.commit()
         return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
 

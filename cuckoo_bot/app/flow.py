@@ -75,13 +75,20 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
 
 
 async def publish(
-    uow: UnitOfWork, game: Game, notices: Notices, players: dict[PlayerId, Player] | None = None
+    uow: UnitOfWork,
+    game: Game,
+    notices: Notices,
+    players: dict[PlayerId, Player] | None = None,
+    *,
+    moved: bool = False,
 ) -> Dispatch:
-    """The move is done: ask whoever must act next, write the notices, hand them over."""
+    """The move is done: ask whoever must act next, write the notices, hand them over.
+    ``moved``: the game's group has a new id (its messages are gone)."""
     if players is None:
         players = await uow.players.get_many(people(game))
     if game.state is not None and game.status is GameStatus.RUNNING:
-        notices.prompt(game.state, {p: bool(q.can_dm is not False) for p, q in players.items()})
+        can_write = {p: q.can_dm is not False for p, q in players.items()}
+        notices.prompt(game.state, can_write, moved=moved)
     return await prepare(uow, game, notices.collected(), players)
 
 

@@ -410,12 +410,17 @@ class Notices:
 
     # the decision -----------------------------------------------------------------------------
 
-    def prompt(self, state: GameState, can_write: Mapping[PlayerId, bool]) -> None:
+    def prompt(
+        self, state: GameState, can_write: Mapping[PlayerId, bool], *, moved: bool = False
+    ) -> None:
         """Ask the player to act, where their private information is: in their private chat,
-        or in the group for a player the bot cannot write to."""
+        or in the group for a player the bot cannot write to. ``moved``: the group's messages
+        are gone (a migration), so a turn asked there is asked again."""
         actor = state.actor
         rnd = state.round
-        if actor is None or rnd is None or is_computer(actor) or state.turn == self._turn_before:
+        if actor is None or rnd is None or is_computer(actor):
+            return
+        if state.turn == self._turn_before and not (moved and not can_write.get(actor, True)):
             return
         options = tuple(type(a).__name__.lower() for a in legal_actions(state))
         target = None if rnd.actor_is_dealer else rnd.order[rnd.position + 1]

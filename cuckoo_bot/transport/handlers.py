@@ -84,17 +84,17 @@ async def _language(s: Services, update: Update) -> str:
 
 
 async def _say(
+    s: Services,
     update: Update,
     text: str,
     keyboard: InlineKeyboardMarkup | None = None,
-    s: Services | None = None,
 ) -> None:
     """Answer in the chat (and forum topic) the update came from. A group's answer is counted
     in the group's budget, so the game's table waits for it rather than exceed the limit."""
     message = update.effective_message
     if message is None:
         return
-    if s is not None and message.chat.type in GROUP_TYPES:
+    if message.chat.type in GROUP_TYPES:
         s.courier.budget.spend(message.chat.id)
     await message.reply_text(
         text, reply_markup=keyboard, message_thread_id=thread_of(update), do_quote=False
@@ -111,7 +111,7 @@ async def _after(s: Services, outcome: Outcome) -> None:
 async def _reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
     if outcome.reply is not None:
         players = await _players_named(s, outcome.reply)
-        await _say(update, s.renderer.reply(lang, outcome.reply, players), s=s)
+        await _say(s, update, s.renderer.reply(lang, outcome.reply, players))
     await _after(s, outcome)
 
 
@@ -160,7 +160,7 @@ def group_command(func: Any) -> Any:
             return
         lang = await _language(s, update)
         if chat.type not in GROUP_TYPES:
-            await _say(update, s.renderer.tr.t(lang, "group_only"))
+            await _say(s, update, s.renderer.tr.t(lang, "group_only"))
             return
         await func(update, context, s, lang)
 
@@ -187,7 +187,7 @@ async def cmd_join(
     assert update.effective_chat and update.effective_user
     game_id = await queries.open_game_id(s.deps, update.effective_chat.id)
     if game_id is None:
-        await _say(update, s.renderer.reply(lang, Reply("no_lobby")))
+        await _say(s, update, s.renderer.reply(lang, Reply("no_lobby")))
         return
     user = player_of(update.effective_user)
     if not await _reachable(context, s, user, lang):
@@ -195,7 +195,7 @@ async def cmd_join(
         keys = InlineKeyboardMarkup(
             [[InlineKeyboardButton(s.renderer.tr.t(lang, "btn_open_private"), url=link)]]
         )
-        await _say(update, s.renderer.reply(lang, Reply("need_private")), keys)
+        await _say(s, update, s.renderer.reply(lang, Reply("need_private")), keys)
         return
     await _reply(update, s, lang, await lobby.join(s.deps, game_id, user, update.update_id))
 
@@ -254,7 +254,7 @@ async def cmd_leaderboard(
         "\n\n"
         + s.renderer.league(lang, all_time, where, t(lang, "league_all_time")).split("\n", 1)[1]
     )
-    await _say(update, text)
+    await _say(s, update, text)
 
 
 @group_command
@@ -263,11 +263,11 @@ async def cmd_settings(
 ) -> None:
     assert update.effective_chat and update.effective_user
     if not await _is_admin(context, update.effective_chat.id, update.effective_user.id, update):
-        await _say(update, s.renderer.reply(lang, Reply("not_admin")))
+        await _say(s, update, s.renderer.reply(lang, Reply("not_admin")))
         return
     chat = await chats.chat_settings(s.deps, chat_of(update.effective_chat))
     rendered = s.renderer.settings(lang, chat, s.deps.turn_timeout)
-    await _say(update, rendered.text, rendered.keyboard)
+    await _say(s, update, rendered.text, rendered.keyboard)
 
 
 # -- commands for any chat ----------------------------------------------------------------------
@@ -278,7 +278,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     lang = await _language(s, update)
     chat = update.effective_chat
     key = "help_group" if chat is not None and chat.type in GROUP_TYPES else "help_private"
-    await _say(update, s.renderer.tr.t(lang, key))
+    await _say(s, update, s.renderer.tr.t(lang, key))
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -290,7 +290,7 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         text = s.renderer.rules(lang, stored.rules, stored.turn_timeout or s.deps.turn_timeout)
     else:
         text = s.renderer.rules(lang, HouseRules(), s.deps.turn_timeout)
-    await _say(update, text)
+    await _say(s, update, text)
 
 
 async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -303,17 +303,17 @@ async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         choice = context.args[0]
         if chat.type in GROUP_TYPES:
             if not await _is_admin(context, chat.id, user.id, update):
-                await _say(update, s.renderer.reply(lang, Reply("not_admin")))
+                await _say(s, update, s.renderer.reply(lang, Reply("not_admin")))
                 return
             outcome = await chats.set_language(s.deps, chat_of(chat), choice)
         else:
             outcome = await chats.set_player_language(s.deps, player_of(user), choice)
         new_lang = outcome.reply.params.get("language", lang) if outcome.reply else lang
         if outcome.reply is not None:
-            await _say(update, s.renderer.reply(new_lang, outcome.reply))
+            await _say(s, update, s.renderer.reply(new_lang, outcome.reply))
         return
     rendered = s.renderer.languages(lang)
-    await _say(update, rendered.text, rendered.keyboard)
+    await _say(s, update, rendered.text, rendered.keyboard)
 
 
 # -- private commands ---------------------------------------------------------------------------
@@ -326,7 +326,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = await _language(s, update)
     if chat.type != ChatType.PRIVATE:
-        await _say(update, s.renderer.tr.t(lang, "help_group"))
+        await _say(s, update, s.renderer.tr.t(lang, "help_group"))
         return
     payload = context.args[0] if context.args else ""
     player = player_of(user)
@@ -336,11 +336,11 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat_id = await chats.chat_of_game(s.deps, game_id)
         if chat_id is None or not await _is_member(context, chat_id, user.id):
             await chats.private_start(s.deps, player, "", update.update_id)
-            await _say(update, s.renderer.reply(lang, Reply("not_member")))
+            await _say(s, update, s.renderer.reply(lang, Reply("not_member")))
             return
     outcome = await chats.private_start(s.deps, player, payload, update.update_id)
     if outcome.reply is not None and outcome.reply.code == "welcome":
-        await _say(update, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
+        await _say(s, update, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
         await _after(s, outcome)
         return
     await _reply(update, s, lang, outcome)
@@ -359,7 +359,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     t = s.renderer.tr.t
     if chat is not None and chat.type != ChatType.PRIVATE:
         link = f"https://t.me/{s.bot_username}"
-        await _say(update, t(lang, "private_only", link=link))
+        await _say(s, update, t(lang, "private_only", link=link))
         return
     stats = await queries.personal_stats(s.deps, user.id)
     lines = [t(lang, "stats_title")]
@@ -381,7 +381,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         )
     if len(lines) == 1:
         lines.append(t(lang, "stats_none"))
-    await _say(update, "\n".join(lines))
+    await _say(s, update, "\n".join(lines))
 
 
 # -- buttons ------------------------------------------------------------------------------------
@@ -479,6 +479,7 @@ async def _setting(
     stored = await chats.chat_settings(s.deps, chat_of(chat))
     rendered = s.renderer.settings(lang, stored, s.deps.turn_timeout)
     if query.message is not None:
+        s.courier.budget.spend(chat.id)
         try:
             await query.edit_message_text(rendered.text, reply_markup=rendered.keyboard)
         except TelegramError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from cuckoo_bot.app import chats, dispatch, lobby, play, queries
 from cuckoo_bot.app.deps import Deps
@@ -210,6 +211,20 @@ async def test_migration_moves_the_game_and_the_league(
     await chats.chat_migrated(deps, group.id, -1009999)
     assert the_game(world, game_id).chat_id == -1009999
     assert world.chats[-1009999].migrated_from == group.id
+
+
+async def test_after_a_migration_a_turn_asked_in_the_group_is_asked_again_there(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    actor = the_game(world, game_id).state.actor
+    world.players[actor] = replace(world.players[actor], can_dm=False)  # blocked the bot
+    moved = await chats.chat_migrated(deps, group.id, -1009999)
+    assert moved.dispatch is not None
+    kinds = {(n.kind, n.chat_id) for n in moved.dispatch.notices}
+    assert kinds == {(NoticeKind.TABLE, -1009999), (NoticeKind.TURN, -1009999)}
+    (turn,) = [n for n in moved.dispatch.notices if n.kind is NoticeKind.TURN]
+    assert turn.payload.actor == actor and turn.payload.turn == the_game(world, game_id).state.turn
 
 
 async def test_the_bot_removed_cancels_without_posting_to_the_group(
