@@ -53,8 +53,8 @@ class Delivered:
 
 
 def people(game: Game) -> list[PlayerId]:
-    """Everyone a game's messages may name: its seats and its creator."""
-    return sorted({*game.seats, game.creator_id})
+    """Everyone a game's messages may name: its seats, its creator, the players it invited."""
+    return sorted({*game.seats, game.creator_id, *game.offered})
 
 
 async def prepare(

@@ -69,7 +69,7 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
         game.status = GameStatus.FINISHED
         game.finished_at = now
         game.deadline = None
-        await record_result(uow, game, now)
+        notices.summary(state, await record_result(uow, game, now))
     else:
         game.deadline = now + timedelta(seconds=game.turn_timeout)
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from openskill.models import PlackettLuce
 
-from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game, Standing
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game, RatingChange, Standing
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.state import GameState
@@ -71,15 +71,20 @@ def results_of(game: Game) -> list[PlayerResult]:
     return results
 
 
-async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> None:
-    """Count a finished game in the chat's and the global tables, this season and all time."""
+async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[RatingChange, ...]:
+    """Count a finished game in the chat's and the global tables, this season and all time.
+
+    Returns how each player's points moved in the chat's table this month, with their place
+    there now, for the end-of-game summary.
+    """
     state = game.state
     if state is None or state.abandoned:
-        return
+        return ()
     humans = [r for r in results_of(game) if r.player > 0]
     if not humans:
-        return
+        return ()
     ids = [r.player for r in humans]
+    changes: dict[PlayerId, int] = {}
     for scope in (game.chat_id, GLOBAL_SCOPE):
         for season in (season_of(now), ALL_TIME):
             table = await uow.standings.get_many(scope, season, ids)
@@ -87,6 +92,7 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> None:
                 pid: table.get(pid) or Standing(player_id=pid, scope=scope, season=season)
                 for pid in ids
             }
+            before = {pid: row.points for pid, row in rows.items()}
             _rate(rows, humans)
             for result in humans:
                 row = rows[result.player]
@@ -96,6 +102,12 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> None:
                 row.lives_lost += result.lives_lost
                 row.rounds_survived += result.rounds_survived
                 await uow.standings.save(row)
+            if scope == game.chat_id and season != ALL_TIME:
+                changes = {pid: rows[pid].points - before[pid] for pid in ids}
+    places = await uow.standings.places(game.chat_id, season_of(now), ids)
+    return tuple(
+        RatingChange(player=pid, points=changes[pid], place=places.get(pid, 0)) for pid in ids
+    )
 
 
 def _rate(rows: dict[PlayerId, Standing], results: list[PlayerResult]) -> None:

@@ -102,7 +102,13 @@ def _lobby_refusal(game: Game | None) -> tuple[str, dict[str, Any]] | None:
 
 
 def lobby_view(game: Game) -> LobbyView:
-    return LobbyView(status=game.status.value, seats=tuple(game.seats), reason=game.cancel_reason)
+    invited = tuple(p for p in game.offered if p not in game.seats)
+    return LobbyView(
+        status=game.status.value,
+        seats=tuple(game.seats),
+        reason=game.cancel_reason,
+        offered=invited if game.status is GameStatus.LOBBY else (),
+    )
 
 
 async def show_lobby(uow: UnitOfWork, game: Game) -> Dispatch:
@@ -142,6 +148,63 @@ async def open_lobby(
         dispatch = await show_lobby(uow, game)
         await uow.commit()
         return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+
+
+async def play_again(
+    deps: Deps,
+    game_id: int,
+    chat_id: int,
+    user: Player,
+    reachable: bool,
+    update_id: int | None = None,
+) -> Outcome:
+    """The "Play again" key under a finished game: a new lobby in the same chat with the same
+    house rules, the tapper seated (when the bot can write to them), the computer seats back,
+    and the other players of that game invited to take a seat. If the chat has a lobby open
+    already, the key joins it. The key works for the lobby timeout after the game ended."""
+    now = deps.clock.now()
+    async with deps.uow() as uow:
+        if not await first_time(uow, update_id):
+            return Outcome()
+        before = await uow.games.get(game_id)
+        if before is None or before.chat_id != chat_id or before.status is not GameStatus.FINISHED:
+            return await answer(uow, "unknown_button")
+        ended = before.finished_at or now
+        if now > ended + timedelta(seconds=deps.lobby_timeout):
+            return await answer(uow, "play_again_expired")
+        await uow.players.upsert(user)
+        existing = await uow.games.open_in_chat(chat_id, lock=True)
+        if existing is not None:
+            if existing.status is not GameStatus.LOBBY:
+                return await answer(uow, "game_exists", existing, status=existing.status.value)
+            if user.id in existing.seats or not reachable:
+                return await answer(uow, "already_joined" if reachable else "lobby_open", existing)
+            if (refusal := _lobby_refusal(existing)) is not None:
+                return await answer(uow, refusal[0], existing, **refusal[1])
+            dispatch = await _take_seat(uow, existing, user.id)
+            await uow.commit()
+            return Outcome(reply=Reply("joined"), game_id=existing.id, dispatch=dispatch)
+        game = Game(
+            chat_id=chat_id,
+            creator_id=user.id,
+            rules=before.rules,
+            turn_timeout=before.turn_timeout,
+            created_at=now,
+            thread_id=before.thread_id,
+            deadline=now + timedelta(seconds=deps.lobby_timeout),
+            language=before.language,
+            seats=[user.id] if reachable else [],
+            offered=[p for p in before.seats if not is_computer(p) and p != user.id],
+        )
+        game.seats += [p for p in before.seats if is_computer(p)]
+        game = await uow.games.add(game)
+        game.chat = before.chat
+        dispatch = await show_lobby(uow, game)
+        await uow.commit()
+        code = "again_opened" if reachable else "need_private"
+        return Outcome(
+            reply=Reply(code), game_id=game.id, deadline=game.deadline, dispatch=dispatch
+        )
 
 
 async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = None) -> Outcome:

@@ -95,6 +95,8 @@ class Game:
     finished_at: datetime | None = None
     cancel_reason: str | None = None
     language: str = "en"
+    # Players of the previous game, invited by "Play again" to take a seat (not seated for them).
+    offered: list[PlayerId] = field(default_factory=list)
     version: int = 0
     new_log: list[LogEntry] = field(default_factory=list)  # appended by the store on save
     # The chat's row, loaded with the game (its title and language, for the messages).
@@ -127,6 +129,20 @@ class Standing:
     def rating(self) -> float:
         """A conservative skill estimate (mu - 3 sigma), as OpenSkill's ordinal."""
         return self.rating_mu - 3 * self.rating_sigma
+
+    @property
+    def points(self) -> int:
+        """The rating as players see it: a whole number, ten points to one of OpenSkill's."""
+        return round(10 * self.rating)
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """How a game moved a player in the group's table this month."""
+
+    player: PlayerId
+    points: int  # signed change
+    place: int  # 1-based place in the group's table this month, after the game
 
 
 GLOBAL_SCOPE = 0  # Telegram chat ids are never 0

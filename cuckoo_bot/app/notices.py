@@ -15,6 +15,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
+from cuckoo_bot.app.model import RatingChange
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.cards import Card
@@ -67,6 +68,7 @@ class LobbyView:
     status: str  # the game's status: lobby, running, finished, cancelled
     seats: tuple[PlayerId, ...] = ()
     reason: str | None = None  # why a lobby closed: cancelled, expired, bot_removed
+    offered: tuple[PlayerId, ...] = ()  # the last game's players, invited to take a seat
 
 
 @dataclass(frozen=True)
@@ -121,10 +123,21 @@ class Announcement:
 
 
 @dataclass(frozen=True)
+class Exit:
+    player: PlayerId
+    round: int  # the round in which the player went out
+
+
+@dataclass(frozen=True)
 class GameOverView:
+    """The end of the game in the group: the result, then a summary of the game."""
+
     winners: tuple[PlayerId, ...] = ()
     shared: bool = False
     abandoned: bool = False
+    rounds: int = 0
+    out: tuple[Exit, ...] = ()  # in the order players went out
+    changes: tuple[RatingChange, ...] = ()  # the group's table this month
 
 
 @dataclass(frozen=True)
@@ -407,6 +420,23 @@ class Notices:
                 lives=event.lives_left,
                 out=event.lives_left == 0,
             )
+
+    def summary(self, state: GameState, changes: tuple[RatingChange, ...]) -> None:
+        """Add the game's summary to its end: rounds, who went out when, the league's moves."""
+        notice = self._items.get(("over",))
+        if notice is None or not isinstance(notice.payload, GameOverView):
+            return
+        out = sorted(
+            (
+                Exit(seat.player, seat.eliminated_in_round)
+                for seat in state.seats
+                if seat.eliminated_in_round is not None and seat.player not in state.winners
+            ),
+            key=lambda e: e.round,
+        )
+        notice.payload = dataclasses.replace(
+            notice.payload, rounds=state.rounds_dealt, out=tuple(out), changes=changes
+        )
 
     # the decision -----------------------------------------------------------------------------
 

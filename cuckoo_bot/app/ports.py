@@ -82,6 +82,10 @@ class GameRepository(Protocol):
 
     async def games_of(self, player_id: PlayerId, limit: int = 20) -> list[Game]: ...
 
+    async def finished_in_chat(self, chat_id: int, limit: int = 10) -> list[Game]:
+        """The chat's finished games, the latest first."""
+        ...
+
 
 class OutboxRepository(Protocol):
     async def add_many(self, notices: Sequence[Notice]) -> None:
@@ -114,6 +118,12 @@ class StandingRepository(Protocol):
         ...
 
     async def of_player(self, player_id: PlayerId, season: str) -> list[Standing]: ...
+
+    async def places(
+        self, scope: int, season: str, player_ids: Sequence[PlayerId]
+    ) -> dict[PlayerId, int]:
+        """Each player's 1-based place in a table (the order of ``table``)."""
+        ...
 
 
 class UpdateLog(Protocol):

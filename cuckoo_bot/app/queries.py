@@ -10,6 +10,8 @@ from cuckoo_bot.app.model import (
     ALL_TIME,
     DEFAULT_LANGUAGE,
     GLOBAL_SCOPE,
+    Game,
+    LogEntry,
     Player,
     Standing,
     supported_language,
@@ -85,3 +87,37 @@ async def open_game_id(deps: Deps, chat_id: int) -> int | None:
     async with deps.uow(read_only=True) as uow:
         game = await uow.games.open_in_chat(chat_id)
     return game.id if game else None
+
+
+@dataclass(frozen=True)
+class History:
+    """A group's last finished games, with the names they need."""
+
+    games: list[Game]
+    players: dict[int, Player]
+
+
+@dataclass(frozen=True)
+class Story:
+    """One finished game of a group, as its stored log tells it."""
+
+    game: Game
+    log: list[LogEntry]
+    players: dict[int, Player]
+
+
+async def history(deps: Deps, chat_id: int, limit: int = 10) -> History:
+    async with deps.uow(read_only=True) as uow:
+        games = await uow.games.finished_in_chat(chat_id, limit)
+        ids = sorted({p for g in games for p in g.seats})
+        return History(games=games, players=await uow.players.get_many(ids))
+
+
+async def story(deps: Deps, chat_id: int, game_id: int) -> Story | None:
+    """The game's log, only if the game was played in this chat and is over."""
+    async with deps.uow(read_only=True) as uow:
+        game = await uow.games.get(game_id)
+        if game is None or game.chat_id != chat_id or game.status.open or game.state is None:
+            return None
+        log = await uow.games.log(game_id)
+        return Story(game=game, log=log, players=await uow.players.get_many(game.seats))

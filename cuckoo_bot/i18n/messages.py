@@ -15,6 +15,7 @@ MESSAGES: dict[str, str] = {
         "/newgame: open a lobby\n/join: join the lobby\n/leave: leave the lobby or the game\n"
         "/startgame: start the game (its creator or an admin)\n/cancel: cancel it (creator or admin)\n"
         "/leaderboard: this group's league table (<code>/leaderboard global</code> for everyone)\n"
+        "/history: the last games here (<code>/history 12</code>: game 12 round by round)\n"
         "/rules: the rules\n/settings: house rules (admins)\n/language: the group's language"
     ),
     "help_private": (
@@ -69,6 +70,7 @@ MESSAGES: dict[str, str] = {
         "Tap <b>Join</b> to play. {min} to {max} players. {creator} or an admin starts the game;"
         " it starts by itself in {minutes} min if there are enough players."
     ),
+    "lobby_offered": "Last game's players, tap <b>Join</b> to play again: {names}",
     "lobby_started": "The game has started.",
     "lobby_cancelled": "This game was cancelled.",
     "lobby_expired": "This lobby closed: not enough players joined in time.",
@@ -137,6 +139,17 @@ MESSAGES: dict[str, str] = {
     "game_won": "🏆 {name} won the game!",
     "game_won_shared": "🏆 {names} won the game together: a shared victory!",
     "game_abandoned": "The game is over: everyone left stopped playing, so nobody wins.",
+    "history_title": "📜 <b>The last games here</b>",
+    "history_empty": "No game has finished here yet.",
+    "history_line": "<b>#{game}</b> · {date} · 🏆 {winner} · {rounds} rounds\n   {players}",
+    "history_hint": "Round by round: /history {game}",
+    "story_title": "📜 <b>Game #{game}</b>, round by round",
+    "summary_rounds": "📋 {rounds} rounds",
+    "summary_out": "Out: {players}",
+    "summary_out_item": "{name} (round {round})",
+    "summary_league": "📈 This month's table:",
+    "summary_change": "{place}. {name} {points}",
+    "btn_play_again": "🔁 Play again",
     # -- announcements --------------------------------------------------------------------------
     "ann_misdealt": "🔁 The cards are gathered and dealt again; nobody loses a life.",
     "ann_removed_idle": "💤 {name} missed two turns in a row and leaves the game.",
@@ -166,6 +179,11 @@ MESSAGES: dict[str, str] = {
     "reply_already_running": "The game is already running.",
     "reply_cancelled": "Cancelled.",
     "reply_computer_added": "{name} takes a seat.",
+    "reply_again_opened": "A new game is open: you're in. The others can tap Join.",
+    "reply_lobby_open": "A lobby is open: tap Join in it.",
+    "reply_history_usage": "Use /history for the last games, or /history 12 for game 12.",
+    "reply_history_not_found": "There is no finished game {game} in this group.",
+    "reply_play_again_expired": "That game ended a while ago: open a new one with /newgame.",
     "reply_done_keep": "You kept {card}.",
     "reply_done_swap": "You swapped with {player}: you now hold {card}.",
     "reply_done_blocked": "{player} shows the {king}: no swap. You keep {card}.",
@@ -213,6 +231,7 @@ MESSAGES: dict[str, str] = {
     "cmd_startgame": "Start the game",
     "cmd_cancel": "Cancel the game",
     "cmd_leaderboard": "League table (add 'global' for all groups)",
+    "cmd_history": "The last games here (a number: that game round by round)",
     "cmd_rules": "The rules",
     "cmd_settings": "House rules (admins)",
     "cmd_language": "Change the language",

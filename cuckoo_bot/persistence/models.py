@@ -112,6 +112,8 @@ class GameRow(Base):
     shared_victory: Mapped[bool] = mapped_column(Boolean)
     deadline: Mapped[datetime | None] = mapped_column(UtcDateTime, index=True)
     language: Mapped[str] = mapped_column(String(35))
+    # A "Play again" lobby: the previous game's players, invited to take a seat.
+    offered: Mapped[list[int] | None] = mapped_column(json_type())
     cancel_reason: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     started_at: Mapped[datetime | None] = mapped_column(UtcDateTime)

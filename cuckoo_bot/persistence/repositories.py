@@ -386,6 +386,15 @@ class SqlGames:
         )
         return [log_entry_from_row(row) for row in rows]
 
+    async def finished_in_chat(self, chat_id: int, limit: int = 10) -> list[Game]:
+        result = await self._s.session.execute(
+            self._select()
+            .where(GameRow.chat_id == chat_id, GameRow.status == "finished")
+            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        return [game_from_row(row, chat) for row, chat in result.all()]
+
     async def games_of(self, player_id: PlayerId, limit: int = 20) -> list[Game]:
         """The player's games (lobbies included), newest first."""
         rows = await self._s.rows(
@@ -605,15 +614,26 @@ class SqlStandings:
             )
         )
 
-    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+    @staticmethod
+    def _ranked(scope: int, season: str) -> Select[Any]:
         rating = StandingRow.rating_mu - 3 * StandingRow.rating_sigma
-        rows = await self._s.rows(
+        return (
             select(StandingRow)
             .where(StandingRow.scope == scope, StandingRow.season == season)
             .order_by(rating.desc(), StandingRow.wins.desc(), StandingRow.player_id)
-            .limit(limit)
         )
+
+    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+        rows = await self._s.rows(self._ranked(scope, season).limit(limit))
         return [standing_from_row(row) for row in rows]
+
+    async def places(
+        self, scope: int, season: str, player_ids: Sequence[PlayerId]
+    ) -> dict[PlayerId, int]:
+        ranked = self._ranked(scope, season).with_only_columns(StandingRow.player_id)
+        order = (await self._s.session.execute(ranked)).scalars().all()
+        wanted = set(player_ids)
+        return {pid: i + 1 for i, pid in enumerate(order) if pid in wanted}
 
     async def of_player(self, player_id: PlayerId, season: str) -> list[Standing]:
         rows = await self._s.rows(

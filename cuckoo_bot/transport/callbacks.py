@@ -13,9 +13,9 @@ MAX_BYTES = 64
 # One letter per button kind.
 KEEP, SWAP, CUT = "k", "s", "c"
 MOVES = {KEEP: "keep", SWAP: "swap", CUT: "cut"}
-JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD = "j", "l", "g", "b", "x", "m"
+JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD, AGAIN = "j", "l", "g", "b", "x", "m", "a"
 SETTING, LANGUAGE = "o", "t"
-GAME_BUTTONS = {JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD}
+GAME_BUTTONS = {JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD, AGAIN}
 
 
 class BadCallback(ValueError):

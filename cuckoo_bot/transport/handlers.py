@@ -258,6 +258,29 @@ async def cmd_leaderboard(
 
 
 @group_command
+async def cmd_history(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    """``/history``: the group's last games; ``/history N``: game N round by round."""
+    assert update.effective_chat
+    chat_id = update.effective_chat.id
+    args = context.args or []
+    if not args:
+        await _say(s, update, s.renderer.history(lang, await queries.history(s.deps, chat_id)))
+        return
+    number = args[0].lstrip("#")
+    if not number.isdigit() or len(number) > 9:
+        await _say(s, update, s.renderer.reply(lang, Reply("history_usage")))
+        return
+    story = await queries.story(s.deps, chat_id, int(number))
+    if story is None:
+        await _say(s, update, s.renderer.reply(lang, Reply("history_not_found", {"game": number})))
+        return
+    for page in s.renderer.story(lang, story):
+        await _say(s, update, page)
+
+
+@group_command
 async def cmd_settings(
     update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
 ) -> None:
@@ -375,7 +398,7 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 games=row.games,
                 wins=row.wins + row.shared_wins,
                 shared=row.shared_wins,
-                rating=f"{row.rating:.1f}",
+                rating=row.points,
                 lives=row.lives_lost,
             )
         )
@@ -415,6 +438,20 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             )
             return
         outcome = await lobby.join(s.deps, data.game, user, update.update_id)
+    elif data.kind == cb.AGAIN:
+        chat_id = query.message.chat.id if query.message else 0
+        reachable = await _reachable(context, s, user, lang)
+        outcome = await lobby.play_again(
+            s.deps, data.game, chat_id, user, reachable, update.update_id
+        )
+        if not reachable and outcome.reply and outcome.reply.code == "need_private":
+            assert outcome.game_id is not None
+            await query.answer(
+                s.renderer.popup(lang, outcome.reply),
+                url=s.deep_link(chats.join_payload(outcome.game_id)),
+            )
+            await _after(s, outcome)
+            return
     elif data.kind == cb.LEAVE:
         chat_id = query.message.chat.id if query.message else 0
         outcome = await lobby.leave(s.deps, chat_id, user, update.update_id)
@@ -543,6 +580,7 @@ def install(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ("startgame", cmd_startgame),
         ("cancel", cmd_cancel),
         ("leaderboard", cmd_leaderboard),
+        ("history", cmd_history),
         ("settings", cmd_settings),
         ("help", cmd_help),
         ("rules", cmd_rules),

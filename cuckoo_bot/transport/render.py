@@ -21,16 +21,29 @@ from cuckoo_bot.app.notices import (
     TableView,
     TurnView,
 )
-from cuckoo_bot.app.queries import League
+from cuckoo_bot.app.queries import History, League, Story
 from cuckoo_bot.app.results import Reply
+from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.events import (
+    CardCut,
+    CutBlocked,
+    GameAbandoned,
+    GameWon,
+    Kept,
     LifeLossCause,
+    LifeLost,
     Misdealt,
+    PlayerEliminated,
     PlayerRemoved,
     RemovalReason,
+    Revealed,
+    RoundDealt,
     SuddenDeathDrawn,
     SuddenDeathStarted,
+    SwapBlocked,
+    Swapped,
+    TimedOut,
 )
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import Act, ActKind
@@ -147,6 +160,9 @@ class Renderer:
             t(lang, "lobby_nobody")
         ]
         keyboard = None
+        if view.offered:
+            invited = ", ".join(name_of(players, p) for p in view.offered)
+            lines += ["", t(lang, "lobby_offered", names=invited)]
         if view.status == "lobby":
             lines += [
                 "",
@@ -291,7 +307,7 @@ class Renderer:
             assert game is not None
             return self.turn(payload, game, players, lang)
         if isinstance(payload, GameOverView):
-            return self.game_over(payload, players, lang)
+            return self.game_over(payload, game, players, lang)
         assert isinstance(payload, Announcement)
         return self.announce(payload, players, lang)
 
@@ -317,13 +333,44 @@ class Renderer:
         keys = _keys([row, [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]])
         return Rendered(f"{line}\n<i>{t(lang, 'turn_private_hint')}</i>", keys)
 
-    def game_over(self, view: GameOverView, players: Players, lang: str) -> Rendered:
+    def game_over(
+        self, view: GameOverView, game: Game | None, players: Players, lang: str
+    ) -> Rendered:
+        """The result, then the game in short: rounds, who went out when, the league's moves;
+        and a key to play again."""
+        t = self.tr.t
         if view.abandoned:
-            return Rendered(self.tr.t(lang, "game_abandoned"))
+            return Rendered(t(lang, "game_abandoned"))
         names = [name_of(players, w) for w in view.winners]
         if view.shared:
-            return Rendered(self.tr.t(lang, "game_won_shared", names=", ".join(names)))
-        return Rendered(self.tr.t(lang, "game_won", name=names[0]))
+            lines = [t(lang, "game_won_shared", names=", ".join(names))]
+        else:
+            lines = [t(lang, "game_won", name=names[0])]
+        if view.rounds:
+            lines += ["", t(lang, "summary_rounds", rounds=view.rounds)]
+        if view.out:
+            gone = ", ".join(
+                t(lang, "summary_out_item", name=name_of(players, e.player), round=e.round)
+                for e in view.out
+            )
+            lines.append(t(lang, "summary_out", players=gone))
+        if view.changes:
+            lines += ["", t(lang, "summary_league")]
+            for change in sorted(view.changes, key=lambda c: c.place or 10**6):
+                lines.append(
+                    t(
+                        lang,
+                        "summary_change",
+                        name=name_of(players, change.player),
+                        points=f"{change.points:+d}",
+                        place=change.place,
+                    )
+                )
+        keyboard = None
+        if game is not None:
+            data = cb.Callback(cb.AGAIN, game.id).encode()
+            keyboard = _keys([[(t(lang, "btn_play_again"), data)]])
+        return Rendered(fit("\n".join(lines)), keyboard)
 
     def announce(self, payload: Announcement, players: Players, lang: str) -> Rendered:
         t = self.tr.t
@@ -445,6 +492,95 @@ class Renderer:
             lines.append(t(lang, f"close_{note.reason}"))
         return Rendered("\n".join(lines))
 
+    # -- a group's history --------------------------------------------------------------------
+
+    def history(self, lang: str, history: History) -> str:
+        """The group's last finished games: number, date, players, winner, rounds."""
+        t = self.tr.t
+        players = history.players
+        lines = [t(lang, "history_title"), ""]
+        if not history.games:
+            return "\n".join([*lines, t(lang, "history_empty")])
+        for game in history.games:
+            state = game.state
+            assert state is not None
+            when = game.finished_at or game.created_at
+            lines.append(
+                t(
+                    lang,
+                    "history_line",
+                    game=game.id,
+                    date=when.strftime("%Y-%m-%d"),
+                    winner=", ".join(name_of(players, w) for w in state.winners) or "—",
+                    rounds=state.rounds_dealt,
+                    players=", ".join(name_of(players, p) for p in game.seats),
+                )
+            )
+        lines += ["", t(lang, "history_hint", game=history.games[0].id)]
+        return fit("\n".join(lines))
+
+    def story(self, lang: str, story: Story) -> list[str]:
+        """One game round by round, as its log tells it; as many messages as it takes."""
+        t = self.tr.t
+        players = story.players
+        blocks: list[list[str]] = [[t(lang, "story_title", game=story.game.id)]]
+        acts: list[str] = []
+        cut = False
+        dealer = 0
+
+        def close_acts() -> None:
+            if acts:
+                blocks[-1].append(" ".join(acts))
+                acts.clear()
+
+        for entry in story.log:
+            for event in entry.events:
+                if isinstance(event, RoundDealt):
+                    close_acts()
+                    dealer, cut = event.dealer, False
+                    blocks.append(
+                        [t(lang, "table_title", round=event.round, dealer=name_of(players, dealer))]
+                    )
+                elif isinstance(
+                    event, Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked
+                ):
+                    act = _act_of(event)
+                    acts.append(self._act(lang, act, players, dealer, after_cut=cut))
+                    cut = cut or isinstance(event, CardCut | CutBlocked)
+                elif isinstance(event, Revealed):
+                    close_acts()
+                    cards = " · ".join(
+                        f"{name_of(players, p)} {card_label(c.code)}"
+                        + (" ⬇️" if p in event.lowest else "")
+                        for p, c in zip(event.order, event.cards, strict=True)
+                    )
+                    blocks[-1].append(f"🂡 {cards}")
+                elif isinstance(event, LifeLost):
+                    key = (
+                        "reveal_lost_timeout"
+                        if event.cause is LifeLossCause.TIMEOUT
+                        else "reveal_lost"
+                    )
+                    blocks[-1].append(t(lang, key, name=name_of(players, event.player)))
+                elif isinstance(event, PlayerEliminated):
+                    blocks[-1].append(t(lang, "reveal_out", name=name_of(players, event.player)))
+                elif isinstance(
+                    event, Misdealt | PlayerRemoved | SuddenDeathStarted | SuddenDeathDrawn
+                ):
+                    close_acts()
+                    note = Announcement(codec.event_name(event), codec.dump_event(event))
+                    blocks[-1].append(self.announce(note, players, lang).text)
+                elif isinstance(event, GameWon | GameAbandoned):
+                    close_acts()
+                    view = (
+                        GameOverView(winners=event.winners, shared=event.shared)
+                        if isinstance(event, GameWon)
+                        else GameOverView(abandoned=True)
+                    )
+                    blocks.append([self.game_over(view, None, players, lang).text])
+        close_acts()
+        return _pages(["\n".join(block) for block in blocks])
+
     # -- answers, commands -----------------------------------------------------------------------
 
     def reply(self, lang: str, reply: Reply, players: dict[int, Player] | None = None) -> str:
@@ -518,7 +654,7 @@ class Renderer:
             name = row.player.display_name
             name = name if len(name) <= 15 else name[:14] + "…"
             table.append(
-                f"{row.rank:<3} {name:<15} {s.rating:>6.1f} {s.games:>5} {wins:>4} {pct:>4}%"
+                f"{row.rank:<3} {name:<15} {s.points:>6d} {s.games:>5} {wins:>4} {pct:>4}%"
             )
         lines.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
         return fit("\n".join(lines))
@@ -585,6 +721,33 @@ class Renderer:
 
     def languages(self, lang: str) -> Rendered:
         return Rendered(self.tr.t(lang, "language_prompt"), _keys([self._language_row()]))
+
+
+def _act_of(event: Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked) -> Act:
+    """The table's words for an event of the log (the same as during the game)."""
+    if isinstance(event, Kept):
+        return Act(event.player, ActKind.KEEP)
+    if isinstance(event, TimedOut):
+        return Act(event.player, ActKind.TIMEOUT)
+    if isinstance(event, Swapped):
+        return Act(event.player, ActKind.SWAP, target=event.neighbour)
+    if isinstance(event, SwapBlocked):
+        return Act(event.player, ActKind.BLOCKED, target=event.neighbour, shown=event.king)
+    if isinstance(event, CardCut):
+        return Act(event.dealer, ActKind.CUT)
+    return Act(event.dealer, ActKind.CUT_BLOCKED, shown=event.king)
+
+
+def _pages(blocks: list[str]) -> list[str]:
+    """Blocks joined into messages of at most 4,096 units, never splitting a block."""
+    pages: list[str] = []
+    for block in blocks:
+        block = fit(block)
+        if pages and utf16_len(pages[-1] + "\n\n" + block) <= MAX_TEXT:
+            pages[-1] += "\n\n" + block
+        else:
+            pages.append(block)
+    return pages
 
 
 def group_language(chat: Chat | None, game: Game | None) -> str:

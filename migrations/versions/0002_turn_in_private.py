@@ -1,5 +1,6 @@
 """The turn where the player is: the outbox keeps the message each notice became (edit targets,
-keys still live), the game keeps its log position, and rounds no longer copy the turn clock.
+keys still live), the game keeps its log position and a "Play again" lobby's invited players,
+and rounds no longer copy the turn clock.
 
 Revision ID: 0002_turn_in_private
 Revises: 0001_initial_schema
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision: str = "0002_turn_in_private"
 down_revision: str | Sequence[str] | None = "0001_initial_schema"
@@ -19,6 +21,10 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 UNSENT = sa.text("sent_at IS NULL")
+# A frozen copy of the model's JSON type: a migration never imports the application's code.
+JSON = sa.JSON(none_as_null=True).with_variant(
+    postgresql.JSONB(none_as_null=True, astext_type=sa.Text()), "postgresql"
+)
 SENT = sa.text("message_id IS NOT NULL")
 
 
@@ -55,6 +61,7 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("log_seq", sa.Integer(), server_default=sa.text("0"), nullable=False)
         )
+        batch.add_column(sa.Column("offered", JSON, nullable=True))
         batch.drop_column("lobby_message_id")
         batch.drop_column("table_message_id")
         batch.drop_column("table_round")
@@ -76,6 +83,7 @@ def downgrade() -> None:
         batch.add_column(sa.Column("table_round", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("table_message_id", sa.BigInteger(), nullable=True))
         batch.add_column(sa.Column("lobby_message_id", sa.BigInteger(), nullable=True))
+        batch.drop_column("offered")
         batch.drop_column("log_seq")
     op.drop_index("ix_outbox_chat_message", table_name="outbox")
     op.drop_index("ix_outbox_game_sent", table_name="outbox")

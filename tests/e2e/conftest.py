@@ -137,3 +137,41 @@ async def held_in_store(database_url: URL, chat_id: int, player: int) -> str:
     assert game is not None and game.state is not None and game.state.round is not None
     assert game.state.actor == player, (game.state.turn, game.state.actor, player)
     return card_label(game.state.round.card_of(player).code)
+
+
+async def points_in_store(database_url: URL, chat_id: int, players: list[int]) -> dict[int, int]:
+    """The players' points in the chat's table this month, as the store has them."""
+    from datetime import UTC, datetime
+
+    from cuckoo_bot.app.league import season_of
+    from cuckoo_bot.persistence.engine import make_engine
+    from cuckoo_bot.persistence.uow import sql_uow_factory
+
+    engine = make_engine(database_url)
+    try:
+        async with sql_uow_factory(engine)(read_only=True) as uow:
+            rows = await uow.standings.get_many(chat_id, season_of(datetime.now(UTC)), players)
+    finally:
+        await engine.dispose()
+    return {player: row.points for player, row in rows.items()}
+
+
+async def reveals_in_store(database_url: URL, game_id: int) -> list[dict[int, str]]:
+    """Each reveal of a game, from its stored log: player -> card as players see it."""
+    from cuckoo_bot.domain.events import Revealed
+    from cuckoo_bot.persistence.engine import make_engine
+    from cuckoo_bot.persistence.uow import sql_uow_factory
+    from cuckoo_bot.transport.render import card_label
+
+    engine = make_engine(database_url)
+    try:
+        async with sql_uow_factory(engine)(read_only=True) as uow:
+            log = await uow.games.log(game_id)
+    finally:
+        await engine.dispose()
+    return [
+        {p: card_label(c.code) for p, c in zip(e.order, e.cards, strict=True)}
+        for entry in log
+        for e in entry.events
+        if isinstance(e, Revealed)
+    ]

@@ -10,7 +10,15 @@ from sqlalchemy.engine import URL
 from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
 from cuckoo_bot.fakeapi import FakeBotApi
 
-from .conftest import BOT_USERNAME, GROUP, BotProcess, held_in_store, settle
+from .conftest import (
+    BOT_USERNAME,
+    GROUP,
+    BotProcess,
+    held_in_store,
+    points_in_store,
+    reveals_in_store,
+    settle,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -276,3 +284,53 @@ async def test_a_join_link_only_works_for_members_of_the_group(
     await table.say(BEN, f"/start {payload}", chat_id=BEN)
     await fake.wait_for(lambda: "Ben" in (table.lobby_text() or ""))
     assert "Stranger" not in (table.lobby_text() or "")
+
+
+async def test_game_night_summary_play_again_and_history(
+    fake: FakeBotApi, make_bot: object, table: TableDriver, database_url: URL
+) -> None:
+    bot = make_bot(CUCKOO_SEED="11")  # type: ignore[operator]
+    await bot.start()
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    await play_out(table, [ANN, BEN, CAT], table_size=3)
+    await settle(fake)
+    (end,) = [m for m in fake.messages(GROUP) if m.from_bot and "won" in (m.text or "")]
+    text = end.text or ""
+    # The summary's rating changes are the stored standings' changes (a first game: from 0).
+    points = await points_in_store(database_url, GROUP, [ANN, BEN, CAT])
+    for user in (ANN, BEN, CAT):
+        line = re.escape(f"{NAMES[user]} {points[user]:+d}")
+        assert re.search(rf"^\d+\. {line}$", text, re.M), text
+    assert "📋" in text and "Out: " in text
+
+    # Play again: the tapper is seated, the others are invited; no second lobby is opened.
+    again = await table.press(BEN, end, end.button_data("Play again"))
+    assert "you're in" in (again["text"] or "")
+    lobby = await fake.wait_for(table.lobby)
+    assert "1. Ben" in (lobby.text or "") and "Ann" in (lobby.text or "")
+    assert "2. " not in (lobby.text or "")  # Ann and Cat are invited, not seated
+    second = await table.press(CAT, end, end.button_data("Play again"))
+    assert second["text"] == "You're in! Your cards will come in our private chat."
+    await fake.wait_for(lambda: "2. Cat" in ((table.lobby() or lobby).text or ""))
+    await table.say(ANN, "/newgame")
+    await fake.wait_for_message(GROUP, contains="already a game")
+
+    # /history lists the game; /history N tells it round by round as the log has it.
+    game_id = int(end.button_data("Play again").split(":")[2])
+    await table.say(ANN, "/history")
+    listed = await fake.wait_for_message(GROUP, contains="The last games here")
+    assert f"#{game_id}" in (listed.text or "")
+    seen = max(m.message_id for m in fake.messages(GROUP))
+    await table.say(ANN, f"/history {game_id}")
+    await fake.wait_for_message(GROUP, contains="round by round", after=seen)
+    await settle(fake)
+    story = "\n".join(
+        m.text or "" for m in fake.messages(GROUP) if m.from_bot and m.message_id > seen
+    )
+    reveals = await reveals_in_store(database_url, game_id)
+    told = [line for line in story.splitlines() if line.startswith("🂡 ")]
+    assert len(told) == len(reveals)
+    for line, cards in zip(told, reveals, strict=True):
+        assert all(f"{NAMES[p]} {c}" in line for p, c in cards.items()), (line, cards)

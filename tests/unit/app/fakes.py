@@ -133,6 +133,14 @@ class FakeGames:
     async def log(self, game_id: int) -> list[LogEntry]:
         return list(self.w.log.get(game_id, []))
 
+    async def finished_in_chat(self, chat_id: int, limit: int = 10) -> list[Game]:
+        done = [
+            g
+            for g in self.w.games.values()
+            if g.chat_id == chat_id and g.status.value == "finished"
+        ]
+        return sorted(done, key=lambda g: (g.finished_at, g.id), reverse=True)[:limit]
+
     async def games_of(self, player_id: int, limit: int = 20) -> list[Game]:
         return [g for g in self.w.games.values() if player_id in g.seats][:limit]
 
@@ -201,6 +209,10 @@ class FakeStandings:
     async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
         rows = [s for (sc, se, _), s in self.w.standings.items() if sc == scope and se == season]
         return sorted(rows, key=lambda s: (-s.rating, -s.wins, s.player_id))[:limit]
+
+    async def places(self, scope: int, season: str, player_ids: Sequence[int]) -> dict[int, int]:
+        order = [s.player_id for s in await self.table(scope, season, limit=10_000)]
+        return {p: order.index(p) + 1 for p in player_ids if p in order}
 
     async def of_player(self, player_id: int, season: str) -> list[Standing]:
         return [s for (_, se, p), s in self.w.standings.items() if p == player_id and se == season]

@@ -345,3 +345,88 @@ async def test_everyone_out_in_the_same_reveal_share_the_victory_and_the_league_
     }
     assert "won the game together" in texts["en"]
     assert all(name in text for text in texts.values() for name in ("Ann", "Ben", "Cleo"))
+
+
+async def finished_game(deps: Deps, world: World, group: Chat, robots: int = 1) -> int:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    game_id = opened.game_id
+    assert game_id is not None
+    for person in (BEN, CLEO):
+        await lobby.join(deps, game_id, person)
+    for _ in range(robots):
+        await lobby.add_computer(deps, game_id, ANN, is_admin=False)
+    await lobby.start(deps, group.id, ANN, is_admin=False)
+    for _ in range(500):
+        game = the_game(world, game_id)
+        if game.status is GameStatus.FINISHED:
+            return game_id
+        await play.act(deps, game_id, game.state.actor, "keep", game.state.turn)
+    raise AssertionError("the game did not end")
+
+
+async def test_the_end_of_a_game_sums_it_up_with_each_players_move_in_the_league(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await finished_game(deps, world, group)
+    game = the_game(world, game_id)
+    (over,) = [n for n in world.outbox.values() if n.kind is NoticeKind.GAME_OVER]
+    view = over.payload
+    assert view.winners == game.state.winners and view.rounds == game.state.rounds_dealt
+    # Everyone but the winner went out, in the order of the rounds they went out in.
+    assert [e.player for e in view.out] == sorted(
+        (s.player for s in game.state.seats if s.player not in game.state.winners),
+        key=lambda p: game.state.seat(p).eliminated_in_round,
+    )
+    assert [e.round for e in view.out] == sorted(e.round for e in view.out)
+    # Each person's change is their new points in the group's table this month (all start at 0),
+    # and their place there; the computer seat is not ranked.
+    season = next(k[1] for k in world.standings if k[1] != ALL_TIME)
+    table = sorted(
+        (world.standings[(group.id, season, p)] for p in (11, 12, 13)),
+        key=lambda s: (-s.rating, -s.wins, s.player_id),
+    )
+    assert {c.player: c.points for c in view.changes} == {s.player_id: s.points for s in table}
+    assert {c.player: c.place for c in view.changes} == {
+        s.player_id: i + 1 for i, s in enumerate(table)
+    }
+
+
+async def test_play_again_opens_a_lobby_with_the_same_rules_seats_the_tapper_and_invites_the_rest(
+    deps: Deps, world: World, group: Chat, clock: FakeClock
+) -> None:
+    game_id = await finished_game(deps, world, group)
+    before = the_game(world, game_id)
+    other_chat = await lobby.play_again(deps, game_id, -999, BEN, reachable=True)
+    assert other_chat.reply.code == "unknown_button"  # a key only works in its own group
+    again = await lobby.play_again(deps, game_id, group.id, BEN, reachable=True)
+    assert again.reply.code == "again_opened"
+    new = the_game(world, again.game_id)
+    assert new.status is GameStatus.LOBBY and new.rules == before.rules
+    robots = [p for p in before.seats if p < 0]
+    assert new.seats == [BEN.id, *robots]  # the tapper and the computer seats, nobody else
+    assert sorted(new.offered) == [ANN.id, CLEO.id]
+    (shown,) = [n for n in again.dispatch.notices if n.kind is NoticeKind.LOBBY]
+    assert sorted(shown.payload.offered) == [ANN.id, CLEO.id]
+    # Another tap on the same key joins that lobby; it never opens a second one.
+    joined = await lobby.play_again(deps, game_id, group.id, CLEO, reachable=True)
+    assert joined.reply.code == "joined" and joined.game_id == new.id
+    assert the_game(world, new.id).seats == [BEN.id, *robots, CLEO.id]
+    assert sum(1 for g in world.games.values() if g.status.open) == 1
+    # Once the lobby timeout has passed since the end, the key is spent.
+    await lobby.cancel(deps, group.id, BEN, is_admin=True)
+    clock.advance(601)
+    late = await lobby.play_again(deps, game_id, group.id, ANN, reachable=True)
+    assert late.reply.code == "play_again_expired"
+
+
+async def test_history_lists_the_groups_finished_games_and_tells_one_from_its_log(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    first = await finished_game(deps, world, group, robots=0)
+    second = await finished_game(deps, world, group, robots=0)
+    listed = await queries.history(deps, group.id)
+    assert [g.id for g in listed.games] == [second, first]
+    assert {11, 12, 13} <= set(listed.players)
+    story = await queries.story(deps, group.id, first)
+    assert story is not None and story.log == world.log[first]
+    assert await queries.story(deps, -999, first) is None  # another group's game

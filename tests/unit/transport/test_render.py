@@ -234,3 +234,46 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         reveal = shown.split("\n\n🂡", 1)[1]
         assert len(CARD.findall(reveal)) == 20  # every card of the reveal is there
         assert "💔" in reveal
+
+
+async def test_a_games_story_and_the_history_render_in_every_language_under_the_limit() -> None:
+    from cuckoo_bot.app import queries
+
+    deps = await played_game(seed=17, rules=HouseRules(double_cut=True))
+    history = await queries.history(deps, -100555)
+    (game,) = history.games
+    story = await queries.story(deps, -100555, game.id)
+    assert story is not None and game.state is not None
+    for lang in LANGS:
+        listed = plain(renderer.history(lang, history))
+        assert f"#{game.id}" in listed and "&lt;" not in listed
+        pages = renderer.story(lang, story)
+        for page in pages:
+            assert len(plain(page).encode("utf-16-le")) // 2 <= 4096
+        told = "\n".join(plain(page) for page in pages)
+        # Every round dealt is told, and the end.
+        for number in range(1, game.state.rounds_dealt + 1):
+            assert f"{number}" in told
+        assert told.count("🂡") == sum(
+            1 for entry in story.log for e in entry.events if type(e).__name__ == "Revealed"
+        )
+    english = "\n".join(plain(p) for p in renderer.story("en", story))
+    assert "won the game" in english and "🏆" in english
+
+
+async def test_the_end_of_the_game_shows_the_summary_and_a_play_again_key() -> None:
+    deps = await played_game(seed=11, rules=HouseRules())
+    batch = await dispatch.pending(deps)
+    (over,) = [n for n in batch.notices if n.kind is NoticeKind.GAME_OVER]
+    game = batch.games[over.game_id or 0]
+    for lang in LANGS:
+        shown = renderer.group_notice(over, game, batch.players, lang)
+        text = plain(shown.text)
+        assert "📋" in text and "📈" in text
+        assert shown.keyboard is not None
+        (key,) = [b for row in shown.keyboard.inline_keyboard for b in row]
+        assert key.callback_data == cb.Callback(cb.AGAIN, game.id).encode()
+    english = plain(renderer.group_notice(over, game, batch.players, "en").text)
+    assert "won" in english
+    for change in over.payload.changes:  # type: ignore[union-attr]
+        assert f"{change.place}. " in english and f"{change.points:+d}" in english
