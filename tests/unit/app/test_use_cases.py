@@ -351,8 +351,8 @@ async def finished_game(deps: Deps, world: World, group: Chat, robots: int = 1) 
     opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
     game_id = opened.game_id
     assert game_id is not None
-    for person in (BEN, CLEO):
-        await lobby.join(deps, game_id, person)
+    for player in (BEN, CLEO):
+        await lobby.join(deps, game_id, player)
     for _ in range(robots):
         await lobby.add_computer(deps, game_id, ANN, is_admin=False)
     await lobby.start(deps, group.id, ANN, is_admin=False)
