@@ -207,12 +207,22 @@ async def play_again(
         )
 
 
-async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = None) -> Outcome:
+async def join(
+    deps: Deps,
+    game_id: int,
+    user: Player,
+    update_id: int | None = None,
+    chat_id: int | None = None,
+) -> Outcome:
+    """Take a seat. ``chat_id``: the group the Join key was pressed in; a key only works for
+    that group's own game (keys can be forged)."""
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
         await uow.players.upsert(user)
         game = await uow.games.get(game_id, lock=True)
+        if game is not None and chat_id is not None and game.chat_id != chat_id:
+            return await answer(uow, "unknown_button")
         if game is not None and user.id in game.seats and game.status is GameStatus.LOBBY:
             return await answer(uow, "already_joined", game)
         if (refusal := _lobby_refusal(game)) is not None:
@@ -224,13 +234,21 @@ async def join(deps: Deps, game_id: int, user: Player, update_id: int | None = N
 
 
 async def add_computer(
-    deps: Deps, game_id: int, user: Player, is_admin: bool, update_id: int | None = None
+    deps: Deps,
+    game_id: int,
+    chat_id: int,
+    user: Player,
+    is_admin: bool,
+    update_id: int | None = None,
 ) -> Outcome:
-    """The lobby's creator or an admin seats a computer player."""
+    """The lobby's creator or an admin (of ``chat_id``, where the key was pressed) seats a
+    computer player; only in that group's own lobby."""
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.get(game_id, lock=True)
+        if game is not None and game.chat_id != chat_id:
+            return await answer(uow, "unknown_button")
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None

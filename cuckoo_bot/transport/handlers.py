@@ -197,7 +197,10 @@ async def cmd_join(
         )
         await _say(s, update, s.renderer.reply(lang, Reply("need_private")), keys)
         return
-    await _reply(update, s, lang, await lobby.join(s.deps, game_id, user, update.update_id))
+    outcome = await lobby.join(
+        s.deps, game_id, user, update.update_id, chat_id=update.effective_chat.id
+    )
+    await _reply(update, s, lang, outcome)
 
 
 @group_command
@@ -437,7 +440,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 url=s.deep_link(chats.join_payload(data.game)),
             )
             return
-        outcome = await lobby.join(s.deps, data.game, user, update.update_id)
+        chat_id = query.message.chat.id if query.message else 0
+        outcome = await lobby.join(s.deps, data.game, user, update.update_id, chat_id=chat_id)
     elif data.kind == cb.AGAIN:
         chat_id = query.message.chat.id if query.message else 0
         reachable = await _reachable(context, s, user, lang)
@@ -458,7 +462,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     elif data.kind == cb.COMPUTER:
         chat_id = query.message.chat.id if query.message else 0
         admin = await _is_admin(context, chat_id, user.id)
-        outcome = await lobby.add_computer(s.deps, data.game, user, admin, update.update_id)
+        outcome = await lobby.add_computer(
+            s.deps, data.game, chat_id, user, admin, update.update_id
+        )
     elif data.kind in (cb.START, cb.CANCEL):
         chat_id = query.message.chat.id if query.message else 0
         admin = await _is_admin(context, chat_id, user.id)

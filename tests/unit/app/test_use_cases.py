@@ -87,7 +87,7 @@ async def test_a_whole_game_with_computer_seats_ends_with_a_winner_and_a_league_
     assert game_id is not None
     await lobby.join(deps, game_id, ANN)
     for _ in range(3):
-        await lobby.add_computer(deps, game_id, ANN, is_admin=False)
+        await lobby.add_computer(deps, game_id, group.id, ANN, is_admin=False)
     await lobby.start(deps, group.id, ANN, is_admin=False)
     for _ in range(200):
         game = the_game(world, game_id)
@@ -299,10 +299,10 @@ async def test_only_the_creator_or_an_admin_seats_computers_and_a_lobby_of_compu
 ) -> None:
     eve = Player(id=21, first_name="Eve")  # never talked to the bot: not seated by herself
     opened = await lobby.open_lobby(deps, group, eve, thread_id=None)
-    refused = await lobby.add_computer(deps, opened.game_id, BEN, is_admin=False)
+    refused = await lobby.add_computer(deps, opened.game_id, group.id, BEN, is_admin=False)
     assert refused.reply.code == "creator_or_admin_only"
     for _ in range(3):
-        await lobby.add_computer(deps, opened.game_id, CLEO, is_admin=True)
+        await lobby.add_computer(deps, opened.game_id, group.id, CLEO, is_admin=True)
     clock.advance(601)
     await play.expire(deps, opened.game_id)
     game = the_game(world, opened.game_id)
@@ -354,7 +354,7 @@ async def finished_game(deps: Deps, world: World, group: Chat, robots: int = 1) 
     for player in (BEN, CLEO):
         await lobby.join(deps, game_id, player)
     for _ in range(robots):
-        await lobby.add_computer(deps, game_id, ANN, is_admin=False)
+        await lobby.add_computer(deps, game_id, group.id, ANN, is_admin=False)
     await lobby.start(deps, group.id, ANN, is_admin=False)
     for _ in range(500):
         game = the_game(world, game_id)
@@ -430,3 +430,14 @@ async def test_history_lists_the_groups_finished_games_and_tells_one_from_its_lo
     story = await queries.story(deps, group.id, first)
     assert story is not None and story.log == world.log[first]
     assert await queries.story(deps, -999, first) is None  # another group's game
+
+
+async def test_a_forged_key_cannot_seat_anyone_in_another_groups_lobby(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    opened = await lobby.open_lobby(deps, group, ANN, thread_id=None)
+    elsewhere = -100777
+    joined = await lobby.join(deps, opened.game_id, BEN, chat_id=elsewhere)
+    robot = await lobby.add_computer(deps, opened.game_id, elsewhere, CLEO, is_admin=True)
+    assert joined.reply.code == robot.reply.code == "unknown_button"
+    assert the_game(world, opened.game_id).seats == [ANN.id]

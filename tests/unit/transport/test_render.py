@@ -44,7 +44,7 @@ async def played_game(seed: int, rules: HouseRules) -> Deps:
     assert opened.game_id is not None
     for person in people:
         await lobby.join(deps, opened.game_id, person)
-    await lobby.add_computer(deps, opened.game_id, people[0], is_admin=False)
+    await lobby.add_computer(deps, opened.game_id, group.id, people[0], is_admin=False)
     await lobby.start(deps, group.id, people[0], is_admin=False)
     rng = random.Random(seed)
     for _ in range(500):
@@ -277,3 +277,35 @@ async def test_the_end_of_the_game_shows_the_summary_and_a_play_again_key() -> N
     assert "won" in english
     for change in over.payload.changes:  # type: ignore[union-attr]
         assert f"{change.place}. " in english and f"{change.points:+d}" in english
+
+
+def test_the_summary_of_a_twenty_player_game_with_long_names_fits_one_message() -> None:
+    from datetime import UTC, datetime
+
+    from cuckoo_bot.app.model import Game, RatingChange
+    from cuckoo_bot.app.notices import Exit, GameOverView, Notice
+
+    people = {
+        i: Player(id=i, first_name=f"Maximiliana-Bartholomea {i:02d}", last_name="von Lang 🦜")
+        for i in range(1, 21)
+    }
+    view = GameOverView(
+        winners=(20,),
+        rounds=61,
+        out=tuple(Exit(i, 3 * i) for i in range(1, 20)),
+        changes=tuple(RatingChange(i, 40 - 4 * i, 21 - i) for i in range(1, 21)),
+    )
+    game = Game(
+        chat_id=-1,
+        creator_id=1,
+        rules=HouseRules(max_players=20),
+        turn_timeout=90,
+        created_at=datetime.now(UTC),
+        id=7,
+        seats=list(people),
+    )
+    notice = Notice(NoticeKind.GAME_OVER, -1, view, game_id=7)
+    for lang in LANGS:
+        text = plain(renderer.group_notice(notice, game, people, lang).text)
+        assert len(text.encode("utf-16-le")) // 2 <= 4096
+        assert text.count("Maximiliana") == 1 + 19 + 20  # winner, everyone out, every change
