@@ -141,7 +141,7 @@ MESSAGES: dict[str, str] = {
     "game_abandoned": "The game is over: everyone left stopped playing, so nobody wins.",
     "history_title": "📜 <b>The last games here</b>",
     "history_empty": "No game has finished here yet.",
-    "history_line": "<b>#{game}</b> · {date} · 🏆 {winner} · {rounds} rounds\n   {players}",
+    "history_line": "<b>#{game}</b> · {date} · 🏆 {winner} · {rounds} rounds\n👥 {players}",
     "history_hint": "Round by round: /history {game}",
     "story_title": "📜 <b>Game #{game}</b>, round by round",
     "summary_rounds": "📋 {rounds} rounds",

@@ -61,6 +61,12 @@ SAMPLE: dict[str, object] = {
     "wins": 5,
     "shared": 1,
     "rating": 27.4,
+    "game": 12,
+    "date": "2025-06-14",
+    "winner": NAME,
+    "rounds": 7,
+    "points": "+3",
+    "place": 1,
 }
 
 
