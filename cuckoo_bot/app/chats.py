@@ -38,7 +38,8 @@ async def private_start(
 def join_link_game(payload: str) -> int | None:
     """The game a ``/start join_<id>`` link names, if the payload is one."""
     rest = payload[len(JOIN_PAYLOAD) :] if payload.startswith(JOIN_PAYLOAD) else ""
-    return int(rest) if rest.isdigit() else None
+    # Game ids are 32-bit in the store: a longer number names no game.
+    return int(rest) if rest.isdigit() and len(rest) <= 9 else None
 
 
 async def chat_of_game(deps: Deps, game_id: int) -> int | None:

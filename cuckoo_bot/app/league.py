@@ -87,11 +87,9 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[Rat
     changes: dict[PlayerId, int] = {}
     for scope in (game.chat_id, GLOBAL_SCOPE):
         for season in (season_of(now), ALL_TIME):
-            table = await uow.standings.get_many(scope, season, ids)
-            rows = {
-                pid: table.get(pid) or Standing(player_id=pid, scope=scope, season=season)
-                for pid in ids
-            }
+            # Locked until the game's transaction commits: another game ending at the same
+            # moment with a player in common waits, then counts from these results.
+            rows = await uow.standings.claim(scope, season, ids)
             before = {pid: row.points for pid, row in rows.items()}
             _rate(rows, humans)
             for result in humans:

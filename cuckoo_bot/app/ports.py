@@ -111,6 +111,12 @@ class StandingRepository(Protocol):
         self, scope: int, season: str, player_ids: Sequence[PlayerId]
     ) -> dict[PlayerId, Standing]: ...
 
+    async def claim(
+        self, scope: int, season: str, player_ids: Sequence[PlayerId]
+    ) -> dict[PlayerId, Standing]:
+        """The players' rows in a table, made if missing and locked until commit."""
+        ...
+
     async def save(self, standing: Standing) -> None: ...
 
     async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:

@@ -51,7 +51,7 @@ class Translator:
         for language in LANGUAGES:
             load_catalog(language)  # read every catalog at start-up, not on a hot path
 
-    def t(self, language: str | None, key: str, **params: Any) -> str:
+    def t(self, language: str | None, key: str, /, **params: Any) -> str:
         lang = language if language in LANGUAGES else self.default
         text = load_catalog(lang).get(key)
         if text is None:

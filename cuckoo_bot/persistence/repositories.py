@@ -604,6 +604,34 @@ class SqlStandings:
         )
         return {row.player_id: standing_from_row(row) for row in rows}
 
+    async def claim(
+        self, scope: int, season: str, player_ids: Sequence[PlayerId]
+    ) -> dict[PlayerId, Standing]:
+        # Rows that do not exist yet cannot be locked: insert them first (a concurrent insert
+        # of the same row waits for the other transaction, then does nothing), then lock them
+        # all in one order, so two games ending at once queue instead of losing an update.
+        ids = sorted(set(player_ids))
+        if not ids:
+            return {}
+        fresh = [standing_values(Standing(player_id=p, scope=scope, season=season)) for p in ids]
+        await self._s.session.execute(
+            self._s.insert(_table(StandingRow)).on_conflict_do_nothing(
+                index_elements=["scope", "season", "player_id"]
+            ),
+            fresh,
+        )
+        rows = await self._s.rows(
+            select(StandingRow)
+            .where(
+                StandingRow.scope == scope,
+                StandingRow.season == season,
+                StandingRow.player_id.in_(ids),
+            )
+            .order_by(StandingRow.player_id)
+            .with_for_update()
+        )
+        return {row.player_id: standing_from_row(row) for row in rows}
+
     async def save(self, standing: Standing) -> None:
         values = standing_values(standing)
         statement = self._s.insert(StandingRow).values(**values)

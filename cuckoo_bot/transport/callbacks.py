@@ -42,6 +42,16 @@ class Callback:
         return data
 
 
+MAX_ID = 2**31 - 1  # game ids, rounds and turns are 32-bit integers in the store
+
+
+def _number(text: str) -> int:
+    """A non-negative id that fits the store; anything else is not this bot's key."""
+    if not text.isdigit() or len(text) > 10 or int(text) > MAX_ID:
+        raise ValueError(text)
+    return int(text)
+
+
 def decode(data: str | None) -> Callback:
     if not data:
         raise BadCallback("empty")
@@ -51,9 +61,9 @@ def decode(data: str | None) -> Callback:
     kind = parts[1]
     try:
         if kind in MOVES and len(parts) == 5:
-            return Callback(kind, int(parts[2]), int(parts[3]), int(parts[4]))
+            return Callback(kind, _number(parts[2]), _number(parts[3]), _number(parts[4]))
         if kind in GAME_BUTTONS and len(parts) == 3:
-            return Callback(kind, int(parts[2]))
+            return Callback(kind, _number(parts[2]))
         if kind in (SETTING, LANGUAGE):
             return Callback(kind, arg=":".join(parts[2:]))
     except ValueError as exc:

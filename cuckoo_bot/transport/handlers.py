@@ -515,6 +515,8 @@ async def _setting(
     name, _, raw = arg.partition("=")
     value: Any = raw
     if name in ("lives", "max_players"):
+        if not raw.isdigit() or len(raw) > 4:  # a forged key: answer, change nothing
+            return Outcome(reply=Reply("invalid_setting", {"name": name, "detail": raw[:20]}))
         value = int(raw)
     elif name in ("kings_block", "double_cut", "fast_turns"):
         value = raw == "1"

@@ -52,3 +52,48 @@ async def test_a_read_only_unit_of_work_reads_while_a_writer_holds_the_lock(
         await writer.commit()
     async with uow_factory(read_only=True) as reader:
         assert await reader.chats.get(CHAT_ID) is not None
+
+
+async def test_thirty_games_sharing_a_player_that_end_at_once_all_count_in_the_league(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Each game's end reads and writes the shared player's global rows: none is lost."""
+    from dataclasses import replace
+
+    from cuckoo_bot.app.league import record_result, season_of
+    from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game
+    from cuckoo_bot.domain.engine import new_game
+    from cuckoo_bot.domain.rules import HouseRules
+    from cuckoo_bot.domain.state import Phase
+    from tests.integration.builders import START
+
+    async with uow_factory() as uow:
+        await seed(uow)
+        await uow.commit()
+    ann, bea, cid = (p.id for p in PLAYERS[:3])
+
+    def finished(chat_id: int, winner: int) -> Game:
+        state = new_game([ann, bea, cid], HouseRules(), first_dealer=ann)
+        seats = tuple(
+            s if s.player == winner else replace(s, lives=0, eliminated_in_round=4)
+            for s in state.seats
+        )
+        done = replace(state, seats=seats, phase=Phase.FINISHED, winners=(winner,), rounds_dealt=4)
+        return Game(chat_id, ann, HouseRules(), 60.0, START, id=1, state=done)
+
+    games = [finished(-100_000 - i, ann if i % 2 else bea) for i in range(30)]
+
+    async def end(game: Game) -> None:
+        async with uow_factory() as uow:
+            await record_result(uow, game, START)
+            await uow.commit()
+
+    await asyncio.gather(*(end(g) for g in games))
+    async with uow_factory(read_only=True) as uow:
+        for season in (season_of(START), ALL_TIME):
+            rows = await uow.standings.get_many(GLOBAL_SCOPE, season, [ann, bea, cid])
+            assert {p: (r.games, r.wins) for p, r in rows.items()} == {
+                ann: (30, 15),
+                bea: (30, 15),
+                cid: (30, 0),
+            }

@@ -203,6 +203,14 @@ class FakeStandings:
             if (scope, season, p) in self.w.standings
         }
 
+    async def claim(
+        self, scope: int, season: str, player_ids: Sequence[int]
+    ) -> dict[int, Standing]:
+        found = await self.get_many(scope, season, player_ids)
+        return {
+            p: found.get(p) or Standing(player_id=p, scope=scope, season=season) for p in player_ids
+        }
+
     async def save(self, standing: Standing) -> None:
         self.w.standings[(standing.scope, standing.season, standing.player_id)] = standing
 

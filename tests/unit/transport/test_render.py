@@ -184,10 +184,12 @@ def test_a_league_table_of_twenty_long_names_is_aligned_and_fits(lang: str) -> N
 
 
 def test_callback_data_is_small_versioned_and_round_trips() -> None:
-    biggest = cb.Callback(cb.KEEP, game=2**63 - 1, round=10**6, turn=10**9)
+    biggest = cb.Callback(cb.KEEP, game=2**31 - 1, round=10**6, turn=10**9)
     assert len(biggest.encode().encode()) <= 64
     assert cb.decode(biggest.encode()) == biggest
-    for bad in ("", "0:k:1:1:1", "1:k:x:1:1", "1:zz:1", "1:k:1:1"):
+    # Forged keys: ids the store cannot hold, negative or not numbers at all.
+    forged = ("1:j:9223372036854775808", "1:k:2147483648:1:1", "1:k:-1:1:1", "1:m:1e3")
+    for bad in ("", "0:k:1:1:1", "1:k:x:1:1", "1:zz:1", "1:k:1:1", *forged):
         with pytest.raises(cb.BadCallback):
             cb.decode(bad)
 
@@ -309,3 +311,12 @@ def test_the_summary_of_a_twenty_player_game_with_long_names_fits_one_message() 
         text = plain(renderer.group_notice(notice, game, people, lang).text)
         assert len(text.encode("utf-16-le")) // 2 <= 4096
         assert text.count("Maximiliana") == 1 + 19 + 20  # winner, everyone out, every change
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_refused_language_is_answered_in_words(lang: str) -> None:
+    from cuckoo_bot.app.results import Reply
+
+    text = renderer.reply(lang, Reply("unknown_language", {"language": "de"}))
+    assert text and "{" not in text
+    assert renderer.popup(lang, Reply("invalid_setting", {"name": "lives", "detail": "abc"}))
