@@ -39,8 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             from cuckoo_bot.bootstrap import configure_logging, run_polling
 
-            settings.token()  # fail fast, with a clear line, before touching anything
-            configure_logging(settings.log_level)
+            token = settings.token()  # fail fast, with a clear line, before anything else
+            configure_logging(settings.log_level, secrets=[token, token.split(":", 1)[1]])
             run_polling(settings)
         elif args.command == "migrate":
             from cuckoo_bot.persistence import migrate

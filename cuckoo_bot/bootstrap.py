@@ -6,7 +6,7 @@ import asyncio
 import logging
 import random
 import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,9 +92,25 @@ def run_polling(settings: Settings) -> None:
     runtime.application.run_polling(allowed_updates=Update.ALL_TYPES)
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
-    )
+class Redacting(logging.Formatter):
+    """Formats as usual, then blanks out secrets (the bot token) wherever they appear: in a
+    message, its arguments or a traceback, from this bot, python-telegram-bot or httpx alike."""
+
+    def __init__(self, fmt: str, secrets: Sequence[str]) -> None:
+        super().__init__(fmt)
+        self.secrets = [secret for secret in secrets if secret]
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        for secret in self.secrets:
+            text = text.replace(secret, "[token]")
+        return text
+
+
+def configure_logging(level: str, secrets: Sequence[str] = ()) -> None:
+    logging.basicConfig(level=level, force=True)
+    formatter = Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(formatter)
     # httpx logs every request URL, and a Bot API URL contains the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -133,3 +133,21 @@ async def test_admins_change_house_rules_and_language_with_inline_keys(
     await table.say(ANN, "/rules")
     rules = await fake.wait_for_message(GROUP, contains="reglas")
     assert "5 vidas" in (rules.text or "")
+
+
+async def test_the_token_never_reaches_the_log_even_at_debug(
+    fake: FakeBotApi, make_bot: object, table: TableDriver
+) -> None:
+    from .conftest import TOKEN
+
+    bot = make_bot(CUCKOO_LOG_LEVEL="DEBUG")  # type: ignore[operator]
+    await bot.start()
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await start(table, ANN)
+    await table.next_prompt()
+    await settle(fake)
+    bot.stop()
+    log = bot.log()
+    assert "DEBUG" in log and len(log) > 10_000  # python-telegram-bot talked a lot
+    assert TOKEN not in log and TOKEN.split(":", 1)[1] not in log
