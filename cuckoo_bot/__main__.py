@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from cuckoo_bot.config import Settings, SettingsError
+from cuckoo_bot.persistence.migrate import DatabaseUnusable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(run_demo(args.players, args.lang, args.seed))
     except SettingsError as exc:
         print(f"cuckoo-bot: {exc}", file=sys.stderr)
+        return 2
+    except DatabaseUnusable as exc:
+        print(f"cuckoo-bot: CUCKOO_DATABASE_URL: {exc}", file=sys.stderr)
         return 2
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -13,7 +13,8 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy.engine import URL, Connection
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from cuckoo_bot.persistence.engine import make_engine
 
@@ -39,10 +40,25 @@ async def _run(url: str | URL, operation: Callable[[Config], object]) -> None:
         await engine.dispose()
 
 
+class DatabaseUnusable(Exception):
+    """The database URL is malformed, or the database cannot be reached or written; the
+    message is one line for the operator (no password)."""
+
+
 async def upgrade(url: str | URL, revision: str = "head") -> None:
     """Apply the migrations up to ``revision`` (all pending ones by default)."""
     logger.info("upgrading the database to %s", revision)
-    await _run(url, lambda config: command.upgrade(config, revision))
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except ArgumentError as exc:
+        raise DatabaseUnusable(f"not a database URL: {exc}") from exc
+    try:
+        await _run(url, lambda config: command.upgrade(config, revision))
+    except ValueError as exc:  # an unsupported scheme, from ``make_engine``
+        raise DatabaseUnusable(str(exc)) from exc
+    except (OSError, TimeoutError, DBAPIError) as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        raise DatabaseUnusable(f"cannot use {shown}: {reason[0] if reason else exc!r}") from exc
 
 
 async def downgrade(url: str | URL, revision: str) -> None:
