@@ -41,7 +41,7 @@ def _configure(connection: Connection) -> None:
 
 
 async def _run_async() -> None:
-    engine = make_engine(_url())
+    engine = make_engine(_url(), foreign_keys=False)  # tables are rebuilt on SQLite
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_configure)

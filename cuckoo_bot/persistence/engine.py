@@ -39,11 +39,15 @@ def async_url(url: str | URL) -> URL:
     return parsed.set(drivername=driver)
 
 
-def make_engine(url: str | URL, **kwargs: Any) -> AsyncEngine:
-    """An engine for ``url``; SQLite gets WAL, foreign keys and ``BEGIN IMMEDIATE``."""
+def make_engine(url: str | URL, *, foreign_keys: bool = True, **kwargs: Any) -> AsyncEngine:
+    """An engine for ``url``; SQLite gets WAL, foreign keys and ``BEGIN IMMEDIATE``.
+
+    ``foreign_keys=False`` is for migrations only: SQLite alters a table by copying it and
+    dropping the old one, and with foreign keys on, that drop would cascade to its children.
+    """
     parsed = async_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(parsed, **kwargs)
+        return _sqlite_engine(parsed, foreign_keys=foreign_keys, **kwargs)
     kwargs.setdefault("pool_pre_ping", True)
     return create_async_engine(parsed, **kwargs)
 
@@ -55,7 +59,7 @@ def _sqlite_file(url: URL) -> Path | None:
     return Path(database)
 
 
-def _sqlite_engine(url: URL, **kwargs: Any) -> AsyncEngine:
+def _sqlite_engine(url: URL, *, foreign_keys: bool, **kwargs: Any) -> AsyncEngine:
     path = _sqlite_file(url)
     if path is not None:
         path.expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +72,7 @@ def _sqlite_engine(url: URL, **kwargs: Any) -> AsyncEngine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA synchronous=NORMAL")
         finally:

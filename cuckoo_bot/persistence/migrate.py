@@ -32,10 +32,15 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 async def _run(url: str | URL, operation: Callable[[Config], object]) -> None:
-    engine = make_engine(url)
+    # Foreign keys off while tables are rebuilt (SQLite), checked as a whole before commit.
+    engine = make_engine(url, foreign_keys=False)
     try:
         async with engine.begin() as connection:
             await connection.run_sync(lambda sync: operation(alembic_config(sync)))
+            if connection.dialect.name == "sqlite":
+                broken = (await connection.exec_driver_sql("PRAGMA foreign_key_check")).all()
+                if broken:
+                    raise RuntimeError(f"the migration broke foreign keys: {broken[:5]}")
     finally:
         await engine.dispose()
 

@@ -51,3 +51,48 @@ async def test_upgrade_downgrade_upgrade_and_check(blank_database_url: URL) -> N
     await migrate.upgrade(url)
     assert await migrate.current(url) == head
     await migrate.check(url)
+
+
+async def test_upgrading_a_database_with_games_keeps_every_row(blank_database_url: URL) -> None:
+    """SQLite rebuilds a table to change it: the children of a game must survive that."""
+    url = blank_database_url
+    await migrate.upgrade(url, "0001_initial_schema")
+    now = "'2026-11-29 12:00:00'"
+    for statement in (
+        "INSERT INTO chats (id, title, language, settings, active, created_at, updated_at)"
+        f" VALUES (-100, 'Club', 'en', '{{}}', true, {now}, {now})",
+        "INSERT INTO players (id, first_name, is_computer, created_at, updated_at)"
+        f" VALUES (1, 'Ann', false, {now}, {now})",
+        "INSERT INTO games (id, chat_id, status, creator_id, settings, seats, winners,"
+        " shared_victory, language, created_at, version, lobby_message_id)"
+        f" VALUES (5, -100, 'running', 1, '{{}}', '[1]', '[]', false, 'en', {now}, 3, 77)",
+        "INSERT INTO game_players (game_id, player_id, seat, lives, is_computer)"
+        " VALUES (5, 1, 0, 3, false)",
+        "INSERT INTO rounds (game_id, number, dealer_id, deck, turn, status, dealt_at)"
+        f" VALUES (5, 1, 1, '[]', 2, 'playing', {now})",
+        "INSERT INTO game_log (game_id, seq, events, at)"
+        f" VALUES (5, 1, '[]', {now}), (5, 2, '[]', {now})",
+        "INSERT INTO outbox (kind, chat_id, game_id, payload, created_at, attempts)"
+        f" VALUES ('lobby', -100, 5, '{{}}', {now}, 0)",
+    ):
+        await _execute(url, statement)
+    await migrate.upgrade(url)
+    counts = await _counts(url)
+    assert counts == {"game_players": 1, "rounds": 1, "game_log": 2, "outbox": 1, "games": 1}
+    assert await _scalar(url, "SELECT log_seq FROM games WHERE id = 5") == 2
+    await migrate.downgrade(url, "0001_initial_schema")
+    assert await _counts(url) == counts
+
+
+async def _scalar(url: URL, statement: str) -> object:
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as connection:
+            return (await connection.execute(text(statement))).scalar()
+    finally:
+        await engine.dispose()
+
+
+async def _counts(url: URL) -> dict[str, object]:
+    tables = ("game_players", "rounds", "game_log", "outbox", "games")
+    return {t: await _scalar(url, f"SELECT COUNT(*) FROM {t}") for t in tables}
