@@ -19,6 +19,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup, Message, User
@@ -28,6 +29,7 @@ from telegram.error import (
     Forbidden,
     NetworkError,
     RetryAfter,
+    TelegramError,
     TimedOut,
 )
 
@@ -51,6 +53,7 @@ from cuckoo_bot.transport.render import Rendered, Renderer, group_language
 log = logging.getLogger(__name__)
 
 MAX_FOLDED = 3  # finished rounds shown under one table message (Telegram's 4,096 characters)
+FRESH = timedelta(seconds=10)  # a sweep of every chat leaves younger notices to their press
 
 
 class Unreachable(Exception):
@@ -141,6 +144,20 @@ class Courier:
         # that sent the previous prompt has been marked in the outbox, and its lane must still
         # know that message (to edit it, or take its keys off). The outbox stays the truth.
         self._recent: OrderedDict[int, dict[int, SentMessage]] = OrderedDict()
+        # Notices marked lately: a sweep that read them before the mark committed, or a press
+        # handed over after a sweep took its notices, must not send them again.
+        self._marked: OrderedDict[int, None] = OrderedDict()
+        # The newest message seen in each private chat outside the outbox (replies to commands,
+        # the player's own messages): a deal edits a prompt only if it is still at the bottom.
+        self._seen: OrderedDict[int, int] = OrderedDict()
+        self._closing = False
+
+    def saw(self, chat_id: int, message_id: int) -> None:
+        """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
+        if chat_id > 0:
+            self._seen[chat_id] = max(self._seen.pop(chat_id, 0), message_id)
+            while len(self._seen) > 10_000:
+                self._seen.popitem(last=False)
 
     # -- entry points ---------------------------------------------------------------------------
 
@@ -154,8 +171,16 @@ class Courier:
         self._spawn(self.sweep(chat_id))
 
     async def sweep(self, chat_id: int | None = None) -> int:
-        """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait."""
+        """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait.
+        Sweeping every chat leaves notices younger than ``FRESH`` to the press that made them."""
         batch = await outbox.pending(self.deps, chat_id, skip=set(self._in_flight))
+        if chat_id is None:
+            young = self.deps.clock.now() - FRESH
+            batch.notices = [
+                n
+                for n in batch.notices
+                if n.chat_id in self._waiting or n.created_at is None or n.created_at < young
+            ]
         return await self._deliver(batch, from_store=True)
 
     async def deliver(self, dispatch: Dispatch) -> int:
@@ -163,6 +188,7 @@ class Courier:
 
     async def drain(self) -> None:
         """Wait for deliveries under way (at shutdown); later wake-ups are dropped."""
+        self._closing = True
         for handle in self._wakeups.values():
             handle.cancel()
         self._wakeups.clear()
@@ -172,10 +198,13 @@ class Courier:
     # -- the loop -------------------------------------------------------------------------------
 
     async def _deliver(self, dispatch: Dispatch, *, from_store: bool) -> int:
-        notices = [n for n in dispatch.notices if n.id not in self._in_flight]
+        notices = [
+            n for n in dispatch.notices if n.id not in self._in_flight and n.id not in self._marked
+        ]
         if not notices:
             return 0
         ids = {n.id for n in notices}
+        claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
         self._in_flight |= ids
         results: list[LaneResult] = []
         try:
@@ -186,15 +215,19 @@ class Courier:
             results = list(
                 await asyncio.gather(
                     *(
-                        self._lane(chat, items, context, from_store)
+                        self._lane(chat, items, context, from_store, claimed)
                         for chat, items in by_chat.items()
                     )
                 )
             )
             delivered = [d for result in results for d in result.delivered]
             await outbox.mark(self.deps, delivered)
+            for done in delivered:
+                self._marked[done.notice_id] = None
+            while len(self._marked) > 20_000:
+                self._marked.popitem(last=False)
         finally:
-            self._in_flight -= ids
+            self._in_flight -= ids | claimed
         handled = sum(d.tries for d in delivered)
         for result in results:
             for old, new in result.migrated:
@@ -209,34 +242,59 @@ class Courier:
         return handled
 
     async def _lane(
-        self, chat_id: int, notices: list[Notice], context: Context, from_store: bool
+        self,
+        chat_id: int,
+        notices: list[Notice],
+        context: Context,
+        from_store: bool,
+        claimed: set[int],
     ) -> LaneResult:
         lock = self._lanes.setdefault(chat_id, asyncio.Lock())
         self._lane_users[chat_id] = self._lane_users.get(chat_id, 0) + 1
+        lane: _Lane | None = None
         try:
             async with lock:
                 if not from_store and chat_id in self._waiting:
                     # Older notices of this chat wait in the outbox: these wait with them, in
                     # order, unless the chat may be written to again now; then all go together.
+                    mine = {n.id for n in notices}
                     if not self._ready(chat_id):
                         self._wake(chat_id)
                         return LaneResult(waiting=True)
-                    mine = {n.id for n in notices}
-                    batch = await outbox.pending(self.deps, chat_id, skip=self._in_flight - mine)
+                    batch = await outbox.pending(self.deps, chat_id)
+                    held = {n.id for n in batch.notices} & (self._in_flight - mine)
+                    if held:  # another run holds older ones: it goes first, these after
+                        self._wake(chat_id)
+                        return LaneResult(waiting=True)
+                    taken = {n.id for n in batch.notices} - mine
+                    self._in_flight |= taken
+                    claimed |= taken
                     notices, context = batch.notices, Context(batch)
                 self._waiting.discard(chat_id)
                 for sent in self._recent.get(chat_id, {}).values():
                     context.remember(sent)
                 if chat_id > 0:
-                    result = await _PrivateLane(self, chat_id, context).run(notices)
+                    seen = self._seen.get(chat_id, 0)
+                    context.newest[chat_id] = max(context.newest.get(chat_id, 0), seen)
+                    lane = _PrivateLane(self, chat_id, context)
                 else:
-                    result = await _GroupLane(self, chat_id, context).run(notices)
+                    lane = _GroupLane(self, chat_id, context)
+                result = await lane.run(notices)
                 if result.waiting:
                     self._waiting.add(chat_id)
                 if result.waiting or result.deferred:
                     self._wake(chat_id)
                 self._note_recent(chat_id, result.shown)
                 return result
+        except Exception:
+            # One chat's fault must not cost the others their marks: what this lane did is
+            # kept, the rest waits for a later run.
+            log.exception("delivery to chat %s failed", chat_id)
+            result = lane.result if lane is not None else LaneResult()
+            result.waiting = True
+            self._waiting.add(chat_id)
+            self._wake(chat_id)
+            return result
         finally:
             self._lane_users[chat_id] -= 1
             if not self._lane_users[chat_id]:
@@ -265,7 +323,7 @@ class Courier:
             max(self.budget.next_free(chat_id), self.budget.calm(chat_id)) if chat_id < 0 else 1.0
         )
         delay = max(wait, 0.05)
-        if chat_id in self._wakeups:
+        if chat_id in self._wakeups or self._closing:
             return
         loop = asyncio.get_running_loop()
 
@@ -342,14 +400,18 @@ class Courier:
         """Delete a message; if Telegram refuses, at least drop its keys."""
         try:
             await self.call(lambda: self.bot.delete_message(chat_id=chat_id, message_id=message_id))
-        except (BadRequest, Forbidden):
+        except Unreachable:
+            raise
+        except TelegramError:
             try:
                 await self.call(
                     lambda: self.bot.edit_message_reply_markup(
                         chat_id=chat_id, message_id=message_id, reply_markup=None
                     )
                 )
-            except (BadRequest, Forbidden) as exc:
+            except Unreachable:
+                raise
+            except TelegramError as exc:  # gone, migrated, not ours any more: nothing to clear
                 log.info("message %s left as it was: %s", message_id, exc)
 
 
@@ -363,6 +425,7 @@ class _Lane:
         self.chat_id = chat_id
         self.context = context
         self.result = LaneResult()
+        self.finished: set[int] = set()  # notices this lane has recorded an outcome for
 
     def done(
         self, notice: Notice, message_id: int | None, keyboard: InlineKeyboardMarkup | None
@@ -381,10 +444,14 @@ class _Lane:
             self.result.shown.append(sent)
 
     def skip(self, notice: Notice, why: str) -> None:
+        self.finished.add(notice.id)
         self.result.delivered.append(Delivered(notice.id, error=why, tries=0))
 
     def refused(self, notice: Notice, why: str) -> None:
         log.warning("notice %s refused: %s", notice.id, why)
+        if notice.id in self.finished:
+            return  # shown already; what failed was tidying up after it
+        self.finished.add(notice.id)
         self.result.delivered.append(Delivered(notice.id, error=why))
 
 
@@ -451,7 +518,8 @@ class _PrivateLane(_Lane):
         assert isinstance(note, DealNote)
         lang = self.language(notice)
         render = self.courier.renderer
-        prompts = self._live_prompts(notice)
+        # Only prompts of earlier rounds: a prompt of this round or later is not this deal's.
+        prompts = [p for p in self._live_prompts(notice) if (p.notice.round or 0) < note.round]
         newest = self.context.newest.get(self.chat_id, 0)
         if prompts and prompts[-1].message_id == newest:
             # The last prompt is what the player sees: it becomes the new deal, keys gone.
@@ -476,7 +544,11 @@ class _PrivateLane(_Lane):
         lang = self.language(notice)
         render = self.courier.renderer
         rendered = render.prompt(note, game, self.context.players, lang)
-        prompts = self._live_prompts(notice)
+        prompts = [
+            p
+            for p in self._live_prompts(notice)
+            if isinstance(p.notice.payload, PromptNote) and p.notice.payload.turn < note.turn
+        ]
         newest = self.context.newest.get(self.chat_id, 0)
         # The dealer's second cut: they are looking at this prompt, so it asks again in place.
         again = note.again and prompts and prompts[-1].message_id == newest
@@ -602,16 +674,15 @@ class _GroupLane(_Lane):
         )
 
     def _outdated(self, notice: Notice) -> bool:
-        """A table view older than one already shown (read back after a restart)."""
+        """A table view older than one already shown (read back after a restart): a newer view
+        of the same round, or the middle of a round whose next round is shown. The final view
+        of a round is never dropped for a later round's: its reveal must be seen."""
         shown = self.context.newest_table.get((self.chat_id, notice.game_id or 0))
-        return (
-            shown is not None
-            and shown.notice.id > notice.id
-            and (
-                shown.notice.round == notice.round
-                or (shown.notice.round or 0) > (notice.round or 0)
-            )
-        )
+        if shown is None or shown.notice.id < notice.id:
+            return False
+        view = notice.payload
+        assert isinstance(view, TableView)
+        return shown.notice.round == notice.round or not view.final
 
     def _table_message(self, notice: Notice) -> SentMessage | None:
         shown = self.context.newest_table.get((self.chat_id, notice.game_id or 0))
@@ -645,6 +716,8 @@ class _GroupLane(_Lane):
             target = self._table_message(notice)
             if target is not None and target.notice.payload == notice.payload:
                 self.done(notice, target.message_id, rendered.keyboard)  # shown as it is
+                for inner in step.folded:
+                    self.skip(inner, "folded")
                 return True
             assert isinstance(notice.payload, TableView)
             if (

@@ -96,9 +96,10 @@ async def _say(
         return
     if message.chat.type in GROUP_TYPES:
         s.courier.budget.spend(message.chat.id)
-    await message.reply_text(
+    reply = await message.reply_text(
         text, reply_markup=keyboard, message_thread_id=thread_of(update), do_quote=False
     )
+    s.courier.saw(message.chat.id, reply.message_id)  # a deal must not edit above it
 
 
 async def _after(s: Services, outcome: Outcome) -> None:
@@ -495,11 +496,12 @@ async def _reachable(
     if await chats.reachable(s.deps, user.id):
         return True
     try:
-        await context.bot.send_message(
+        greeting = await context.bot.send_message(
             user.id, s.renderer.tr.t(lang, "welcome", name=player_name(user))
         )
     except Forbidden:
         return False
+    s.courier.saw(user.id, greeting.message_id)
     await chats.set_reachable(s.deps, user, True)
     return True
 
