@@ -192,6 +192,7 @@ MESSAGES: dict[str, str] = {
     "reply_your_card": "Your card: {card}\nRound {round} · lives: {lives}",
     "reply_no_card": "You have no card in this round.",
     "reply_unknown_button": "This button no longer works.",
+    "reply_try_again": "Something went wrong on my side: nothing changed. Try again in a moment.",
     "reply_need_private": "Tap Start in my private chat so I can send you your cards; that joins you.",
     "reply_language_set": "Language: English.",
     "reply_unknown_language": "I speak English, Spanish and French.",

@@ -578,7 +578,26 @@ async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Nothing goes unanswered: whoever pressed or typed hears to try again in a moment (the
+    move was not made: its transaction never committed). The next update starts afresh."""
     log.error("error while handling an update", exc_info=context.error)
+    if not isinstance(update, Update):
+        return
+    s = services(context)
+    chat = update.effective_chat
+    lang = "en"
+    try:
+        lang = await _language(s, update)
+    except Exception:  # the database may be what failed: answer in English then
+        log.debug("no language for the answer", exc_info=True)
+    text = s.renderer.reply(lang, Reply("try_again"))
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(s.renderer.popup(lang, Reply("try_again")))
+        elif update.effective_message is not None and chat is not None:
+            await _say(s, update, text)
+    except TelegramError as exc:
+        log.info("could not answer after an error: %s", exc)
 
 
 def install(application: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -1,0 +1,72 @@
+"""Faults are answered: while the store fails, a command or a press gets "try again in a
+moment" instead of silence, and the bot works again by itself once the store is back."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.fakeapi import FakeBotApi
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.bot import build_application
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWork, FakeUnitOfWorkFactory, World
+
+TOKEN = "779:fault-test-token-0123456789abcdef"
+GROUP = -100779
+
+
+class FailingStore(FakeUnitOfWorkFactory):
+    """The in-memory store, which fails every unit of work while ``down`` is set."""
+
+    down = False
+
+    def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
+        if self.down:
+            raise OSError("database is unavailable")
+        return super().__call__(read_only=read_only, autocommit=autocommit)
+
+
+@pytest.fixture
+async def running() -> AsyncIterator[tuple[FakeBotApi, FailingStore, TableDriver]]:
+    async with FakeBotApi(token=TOKEN) as fake:
+        store = FailingStore(World())
+        deps = Deps(uow=store, rng=random.Random(1), clock=FakeClock())
+        app: Any = build_application(
+            TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
+        )
+        await app.initialize()
+        await app.post_init(app)
+        await app.start()
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        try:
+            fake.add_user(1, "Ann", started=True)
+            fake.add_group(GROUP, "Club", type="supergroup", members=[1], admins=[1])
+            yield fake, store, TableDriver(fake, GROUP)
+        finally:
+            await app.updater.stop()
+            await app.stop()
+            await app.shutdown()
+
+
+async def test_a_command_while_the_store_fails_is_answered_and_the_bot_recovers_by_itself(
+    running: tuple[FakeBotApi, FailingStore, TableDriver],
+) -> None:
+    fake, store, table = running
+    store.down = True
+    await table.say(1, "/newgame")
+    answer = await fake.wait_for_message(GROUP, contains="Try again")
+    assert "nothing changed" in (answer.text or "")
+    await table.say(1, "/stats", chat_id=1)
+    await fake.wait_for_message(1, contains="Try again")
+    store.down = False  # the store is back: no restart needed
+    await table.say(1, "/newgame")
+    lobby = await fake.wait_for(table.lobby)
+    store.down = True
+    query = fake.press_button(1, GROUP, lobby.message_id, lobby.button_data("Join"))
+    pressed = await fake.wait_callback_answer(query)
+    assert "Try again" in (pressed["text"] or "")
