@@ -106,7 +106,7 @@ MESSAGES: dict[str, str] = {
     # -- private chats --------------------------------------------------------------------------
     "private_head": "🃏 <b>{chat}</b> · round {round}",
     "deal_card": "Your card: <b>{card}</b>",
-    "deal_place": "You play {position} of {players}; {dealer} deals. I'll write when it's your turn.",
+    "deal_place": "You play in position {position} of {players}; {dealer} deals. I'll write when it's your turn.",
     "deal_you_deal": "You deal: you play last of {players}. I'll write when it's your turn.",
     "prompt_card": "Your card: <b>{card}</b>",
     "prompt_swapped": "🔄 {other} swapped with you: you now hold <b>{card}</b>.",
