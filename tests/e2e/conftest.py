@@ -12,13 +12,21 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import URL
 
+from cuckoo_bot.app.league import season_of
+from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.domain.events import Revealed
 from cuckoo_bot.fakeapi import FakeBotApi
+from cuckoo_bot.persistence.engine import make_engine
+from cuckoo_bot.persistence.uow import sql_uow_factory
+from cuckoo_bot.transport.render import card_label
 
 TOKEN = "424242:E2E-test-token-for-the-fake-bot-api"
 BOT_USERNAME = "cuckoo_e2e_bot"
@@ -122,18 +130,21 @@ async def settle(fake: FakeBotApi) -> None:
     await fake.wait_idle(quiet=0.3, timeout=15)
 
 
-async def held_in_store(database_url: URL, chat_id: int, player: int) -> str:
-    """The card the store says ``player`` holds in the chat's running game, as players see it."""
-    from cuckoo_bot.persistence.engine import make_engine
-    from cuckoo_bot.persistence.uow import sql_uow_factory
-    from cuckoo_bot.transport.render import card_label
-
+@asynccontextmanager
+async def reading(database_url: URL) -> AsyncIterator[UnitOfWork]:
+    """A read-only look at the bot's store from the test (the bot may be running)."""
     engine = make_engine(database_url)
     try:
         async with sql_uow_factory(engine)(read_only=True) as uow:
-            game = await uow.games.open_in_chat(chat_id)
+            yield uow
     finally:
         await engine.dispose()
+
+
+async def held_in_store(database_url: URL, chat_id: int, player: int) -> str:
+    """The card the store says ``player`` holds in the chat's running game, as players see it."""
+    async with reading(database_url) as uow:
+        game = await uow.games.open_in_chat(chat_id)
     assert game is not None and game.state is not None and game.state.round is not None
     assert game.state.actor == player, (game.state.turn, game.state.actor, player)
     return card_label(game.state.round.card_of(player).code)
@@ -141,34 +152,15 @@ async def held_in_store(database_url: URL, chat_id: int, player: int) -> str:
 
 async def points_in_store(database_url: URL, chat_id: int, players: list[int]) -> dict[int, int]:
     """The players' points in the chat's table this month, as the store has them."""
-    from datetime import UTC, datetime
-
-    from cuckoo_bot.app.league import season_of
-    from cuckoo_bot.persistence.engine import make_engine
-    from cuckoo_bot.persistence.uow import sql_uow_factory
-
-    engine = make_engine(database_url)
-    try:
-        async with sql_uow_factory(engine)(read_only=True) as uow:
-            rows = await uow.standings.get_many(chat_id, season_of(datetime.now(UTC)), players)
-    finally:
-        await engine.dispose()
+    async with reading(database_url) as uow:
+        rows = await uow.standings.get_many(chat_id, season_of(datetime.now(UTC)), players)
     return {player: row.points for player, row in rows.items()}
 
 
 async def reveals_in_store(database_url: URL, game_id: int) -> list[dict[int, str]]:
     """Each reveal of a game, from its stored log: player -> card as players see it."""
-    from cuckoo_bot.domain.events import Revealed
-    from cuckoo_bot.persistence.engine import make_engine
-    from cuckoo_bot.persistence.uow import sql_uow_factory
-    from cuckoo_bot.transport.render import card_label
-
-    engine = make_engine(database_url)
-    try:
-        async with sql_uow_factory(engine)(read_only=True) as uow:
-            log = await uow.games.log(game_id)
-    finally:
-        await engine.dispose()
+    async with reading(database_url) as uow:
+        log = await uow.games.log(game_id)
     return [
         {p: card_label(c.code) for p, c in zip(e.order, e.cards, strict=True)}
         for entry in log
