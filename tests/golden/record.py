@@ -1,0 +1,93 @@
+"""Record the golden games: ``python -m tests.golden.record`` writes ``tests/golden/*.json``.
+
+Each file is a whole game as the store keeps it: the seating, the house rules, the first
+dealer, every action and the events it caused (the ``game_log`` JSON form) and the final state
+(the ``games.state`` JSON form). The files are kept as they were written; ``test_golden``
+replays them with the engine of today, so a game stored by an older version still resumes.
+Record anew only when a change of the stored form is meant, with a migration for old rows.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from cuckoo_bot.domain import codec
+from cuckoo_bot.domain.actions import Action, Deal, Resign, Timeout
+from cuckoo_bot.domain.cards import Card, shuffled_deck
+from cuckoo_bot.domain.engine import apply, legal_actions, new_game
+from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.state import GameState
+
+HERE = Path(__file__).parent
+
+
+def _play(seats: list[int], rules: HouseRules, seed: int, deck: Any = None) -> dict[str, Any]:
+    rng = random.Random(seed)
+    state = new_game(seats, rules, first_dealer=seats[0])
+    log = []
+    for step in range(5000):
+        if state.finished:
+            break
+        action: Action
+        if state.needs_deal:
+            action = Deal(deck(rng) if deck else shuffled_deck(rng))
+        elif step == 9 and len(state.active_players) > 3:
+            action = Resign(state.active_players[-1])  # a player leaves mid-round
+        elif rng.random() < 0.1:
+            action = Timeout(state.turn)
+        else:
+            action = rng.choice(legal_actions(state))
+        state, events = apply(state, action)
+        log.append(
+            {
+                "action": codec.dump_action(action),
+                "events": [[codec.event_name(e), codec.dump_event(e)] for e in events],
+            }
+        )
+    assert state.finished
+    return {
+        "seats": seats,
+        "rules": rules.to_dict(),
+        "first_dealer": seats[0],
+        "log": log,
+        "final_state": codec.dump_state(state),
+    }
+
+
+def _fours_first(rng: random.Random) -> tuple[Card, ...]:
+    """Every player is dealt a four: everyone left goes out together."""
+    deck = list(shuffled_deck(rng))
+    return tuple([c for c in deck if c.rank == 4] + [c for c in deck if c.rank != 4])
+
+
+GAMES: dict[str, Any] = {
+    "default_rules": lambda: _play([11, 12, 13, 14, -1], HouseRules(), seed=1),
+    "house_rules": lambda: _play(
+        [11, 12, 13, 14, 15, 16],
+        HouseRules(
+            lives=5,
+            kings_block=False,
+            double_cut=True,
+            fast_turns=True,
+            final_tie=FinalTie.SUDDEN_DEATH,
+        ),
+        seed=2,
+    ),
+    "shared_victory": lambda: _play([11, 12, 13], HouseRules(), seed=3, deck=_fours_first),
+}
+
+
+def main() -> None:
+    for name, make in GAMES.items():
+        game = make()
+        path = HERE / f"{name}.json"
+        path.write_text(json.dumps(game, ensure_ascii=False, indent=1) + "\n")
+        final: GameState = codec.load_state(game["final_state"])
+        print(f"{path.name}: {len(game['log'])} steps, winners {final.winners}")
+
+
+if __name__ == "__main__":
+    main()
