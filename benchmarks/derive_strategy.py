@@ -23,15 +23,15 @@ SIZES = (3, 4, 5, 6, 8, 10, 12, 15, 20)
 
 
 def decide(state: GameState, swap_bar: int, cut_bar: int) -> TurnAction:
+    """The shipped decision (``strategy.choose``), with the bars under trial."""
     player = state.actor
     assert player is not None
-    view = strategy.view_for(state, player)
-    if view.card.is_king:
-        return Keep(player)
-    if view.is_dealer:
-        return Cut(player) if view.card.rank <= cut_bar and view.cuts_made == 0 else Keep(player)
-    improved = view.given_away is not None and view.card.rank > view.given_away.rank > 1
-    return Swap(player) if view.card.rank <= swap_bar and not improved else Keep(player)
+    choice = strategy.choose(strategy.view_for(state, player), swap_bar, cut_bar)
+    if choice is strategy.Choice.CUT:
+        return Cut(player)
+    if choice is strategy.Choice.SWAP:
+        return Swap(player)
+    return Keep(player)
 
 
 def loss_rate(
@@ -60,10 +60,12 @@ def loss_rate(
     return lost / rounds
 
 
-def derive(rounds: int) -> tuple[dict[int, int], dict[int, int]]:
+def derive(
+    rounds: int, sizes: tuple[int, ...] = SIZES
+) -> tuple[dict[int, int], dict[int, int]]:
     swap_at_most: dict[int, int] = {}
     cut_at_most: dict[int, int] = {}
-    for size in SIZES:
+    for size in sizes:
         bars = (
             strategy.lookup(strategy.SWAP_AT_MOST, size),
             strategy.lookup(strategy.CUT_AT_MOST, size),
@@ -79,7 +81,7 @@ def derive(rounds: int) -> tuple[dict[int, int], dict[int, int]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=4000)
+    parser.add_argument("--rounds", type=int, default=3000)
     args = parser.parse_args()
     swap_at_most, cut_at_most = derive(args.rounds)
     print("SWAP_AT_MOST =", swap_at_most)

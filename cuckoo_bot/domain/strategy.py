@@ -65,15 +65,16 @@ def view_for(state: GameState, player: PlayerId) -> SeatView:
     )
 
 
-def choose(view: SeatView) -> Choice:
-    """The computer seat's decision."""
+def choose(view: SeatView, swap_bar: int | None = None, cut_bar: int | None = None) -> Choice:
+    """The computer seat's decision. The bars default to the derived tables; the derivation
+    (``benchmarks/derive_strategy.py``) tries others through this very function."""
     rank = view.card.rank
     if view.card.is_king:
         return Choice.KEEP  # never give away a king: it is the shield
     if view.is_dealer:
-        bar = lookup(CUT_AT_MOST, view.table_size)
+        bar = cut_bar if cut_bar is not None else lookup(CUT_AT_MOST, view.table_size)
         return Choice.CUT if rank <= bar else Choice.KEEP
-    bar = lookup(SWAP_AT_MOST, view.table_size)
+    bar = swap_bar if swap_bar is not None else lookup(SWAP_AT_MOST, view.table_size)
     if view.given_away is not None and rank > view.given_away.rank and rank > 2:
         # A forced swap already improved this seat: do not gamble the better card away.
         return Choice.KEEP

@@ -12,6 +12,7 @@ from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.events import LifeLost
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.strategy import (
+    CUT_AT_MOST,
     SWAP_AT_MOST,
     Choice,
     SeatView,
@@ -98,3 +99,22 @@ def lives_lost_per_round(
 def test_computer_seats_lose_measurably_fewer_lives_than_random_players(size: int) -> None:
     computer, random_player = lives_lost_per_round(size, {0, size // 2}, rounds=1500, seed=size)
     assert computer < 0.75 * random_player, (computer, random_player)
+
+
+@pytest.mark.slow
+def test_the_shipped_thresholds_are_what_the_derivation_gives_for_its_seed() -> None:
+    """``benchmarks/derive_strategy.py`` plays the shipped decision function with each
+    candidate bar; for the small tables its seeded run gives exactly the shipped rows."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[3] / "benchmarks" / "derive_strategy.py"
+    spec = importlib.util.spec_from_file_location("derive_strategy", path)
+    assert spec is not None and spec.loader is not None
+    derivation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derivation)
+    sizes = (3, 4)
+    swap_at_most, cut_at_most = derivation.derive(3000, sizes)
+    for size in sizes:
+        assert swap_at_most[size] == lookup(SWAP_AT_MOST, size)
+        assert cut_at_most[size] == lookup(CUT_AT_MOST, size)
