@@ -60,9 +60,7 @@ def loss_rate(
     return lost / rounds
 
 
-def derive(
-    rounds: int, sizes: tuple[int, ...] = SIZES
-) -> tuple[dict[int, int], dict[int, int]]:
+def derive(rounds: int, sizes: tuple[int, ...] = SIZES) -> tuple[dict[int, int], dict[int, int]]:
     swap_at_most: dict[int, int] = {}
     cut_at_most: dict[int, int] = {}
     for size in sizes:

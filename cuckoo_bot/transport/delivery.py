@@ -563,15 +563,17 @@ class _PrivateLane(_Lane):
         note = notice.payload
         assert isinstance(note, CloseNote)
         prompts = self._live_prompts(notice)
-        if not prompts:
-            self.skip(notice, "no keys to clear")
-            return
         lang = self.language(notice)
         rendered = self.courier.renderer.close(note, game, self.context.players, lang)
+        if not prompts:
+            # Not asked this round yet (the game ended mid-round): the last word this player
+            # had was "I'll write when it's your turn", so they are told.
+            await self._send(notice, rendered)
+            return
         if await self.courier.edit(self.chat_id, prompts[-1].message_id, rendered):
             self.done(notice, prompts[-1].message_id, None)
         else:
-            self.skip(notice, "prompt gone")
+            await self._send(notice, rendered)  # deleted by the player: a new message
         for old in prompts[:-1]:
             await self._clear(old, None, notice)
 

@@ -216,3 +216,20 @@ async def test_private_chats_never_wait_for_a_group_out_of_budget(
             number
         )
     assert "won the game" in texts
+
+
+async def test_a_game_cancelled_mid_round_tells_every_player_and_leaves_no_live_keys(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    table = Table(fake, bot, players=4, rate=1000)
+    await table.start()
+    prompt = table.driver.prompt()
+    assert prompt is not None
+    table.clock.advance(2)  # a second later: one new message a second to a private chat
+    cancelled = await lobby.cancel(table.deps, GROUP, table.people[0], is_admin=True)
+    assert cancelled.dispatch is not None
+    await table.courier.deliver(cancelled.dispatch)
+    assert table.driver.prompt() is None  # the prompt's keys are gone
+    for person in table.people:  # the one asked and those still waiting to be asked
+        last = fake.last_message(person.id, from_bot=True)
+        assert last is not None and "cancelled" in (last.text or ""), fake.transcript(person.id)
