@@ -57,9 +57,16 @@ def _held(state: GameState, events: tuple[Event, ...], player: PlayerId) -> str 
 
 
 async def act(
-    deps: Deps, game_id: int, player: PlayerId, move: str, turn: int, update_id: int | None = None
+    deps: Deps,
+    game_id: int,
+    player: PlayerId,
+    move: str,
+    turn: int,
+    update_id: int | None = None,
+    round_no: int | None = None,
 ) -> Outcome:
-    """A button press: ``move`` is keep, swap or cut, for the prompt numbered ``turn``.
+    """A button press: ``move`` is keep, swap or cut, for the prompt numbered ``turn`` (of
+    round ``round_no``: a key naming another round than its turn's is not the bot's).
 
     One write transaction: the move, its log, the next prompt and the table's new view.
     """
@@ -77,6 +84,10 @@ async def act(
         if player not in game.seats:
             await uow.commit()
             return refused("not_in_game")
+        rnd = game.state.round
+        if round_no is not None and (rnd is None or rnd.number != round_no):
+            await uow.commit()
+            return refused("stale_turn")
         notices = notices_for(game)
         try:
             events = step(game, kind(player, turn), now, notices, actor=player)

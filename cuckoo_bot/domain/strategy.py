@@ -43,7 +43,6 @@ class SeatView:
     card: Card
     table_size: int
     is_dealer: bool
-    cuts_made: int
     given_away: Card | None  # the card a forced swap took from this seat this round
 
 
@@ -60,7 +59,6 @@ def view_for(state: GameState, player: PlayerId) -> SeatView:
         card=rnd.cards[position],
         table_size=len(rnd.order),
         is_dealer=rnd.actor_is_dealer,
-        cuts_made=rnd.cuts_made,
         given_away=given_away,
     )
 

@@ -395,17 +395,6 @@ class SqlGames:
         )
         return [game_from_row(row, chat) for row, chat in result.all()]
 
-    async def games_of(self, player_id: PlayerId, limit: int = 20) -> list[Game]:
-        """The player's games (lobbies included), newest first."""
-        rows = await self._s.rows(
-            select(GameRow)
-            .join(GamePlayerRow, GamePlayerRow.game_id == GameRow.id)
-            .where(GamePlayerRow.player_id == player_id)
-            .order_by(GameRow.created_at.desc(), GameRow.id.desc())
-            .limit(limit)
-        )
-        return [game_from_row(row) for row in rows]
-
 
 class _LogWriter:
     """Appends log entries and derives the ``rounds`` rows from their events."""

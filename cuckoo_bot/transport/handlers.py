@@ -429,7 +429,13 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     outcome: Outcome
     if data.kind in cb.MOVES:
         outcome = await play.act(
-            s.deps, data.game, user.id, cb.MOVES[data.kind], data.turn, update.update_id
+            s.deps,
+            data.game,
+            user.id,
+            cb.MOVES[data.kind],
+            data.turn,
+            update.update_id,
+            round_no=data.round,
         )
     elif data.kind == cb.MY_CARD:
         outcome = await play.show_card(s.deps, data.game, user.id)

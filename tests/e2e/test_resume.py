@@ -73,7 +73,7 @@ async def test_killed_at_random_points_the_game_resumes_and_matches_its_log(
         async with sql_uow_factory(engine)() as uow:
             game = await uow.games.open_in_chat(GROUP)
             assert game is None  # finished
-            games = await uow.games.games_of(ANN)
+            games = await uow.games.finished_in_chat(GROUP)
             assert len(games) == 1
             game = games[0]
             log = await uow.games.log(game.id)

@@ -222,20 +222,25 @@ async def test_stale_save_raises_concurrent_update(uow_factory: UnitOfWorkFactor
         assert await uow.games.log(game.id) == []
 
 
-async def test_games_of_a_player_newest_first(uow_factory: UnitOfWorkFactory) -> None:
+async def test_a_chats_finished_games_latest_first(uow_factory: UnitOfWorkFactory) -> None:
     games: list[Game] = []
     async with uow_factory() as uow:
-        await seed(uow, (CHAT_ID, CHAT_ID - 1, CHAT_ID - 2))
-        for i, chat_id in enumerate((CHAT_ID, CHAT_ID - 1, CHAT_ID - 2)):
-            seats = [p.id for p in PLAYERS[1:]] if i == 1 else [p.id for p in PLAYERS]
-            created = START + timedelta(hours=i)
-            games.append(await uow.games.add(lobby(chat_id, seats=seats, created_at=created)))
+        await seed(uow, (CHAT_ID, CHAT_ID - 1))
+        for i, (chat_id, status) in enumerate(
+            [
+                (CHAT_ID, GameStatus.FINISHED),
+                (CHAT_ID - 1, GameStatus.FINISHED),
+                (CHAT_ID, GameStatus.CANCELLED),
+                (CHAT_ID, GameStatus.FINISHED),
+            ]
+        ):
+            ended = START + timedelta(hours=i)
+            game = lobby(chat_id, status=status, created_at=START, finished_at=ended)
+            games.append(await uow.games.add(game))
         await uow.commit()
-    async with uow_factory() as uow:
-        mine = await uow.games.games_of(PLAYERS[0].id)
-        assert [g.id for g in mine] == [games[2].id, games[0].id]
-        assert [g.id for g in await uow.games.games_of(PLAYERS[1].id, limit=2)] == [
-            games[2].id,
-            games[1].id,
-        ]
-        assert await uow.games.games_of(12345) == []
+    async with uow_factory(read_only=True) as uow:
+        found = await uow.games.finished_in_chat(CHAT_ID)
+        assert [g.id for g in found] == [games[3].id, games[0].id]  # finished only, this chat
+        assert found[0].chat is not None and found[0].chat.id == CHAT_ID
+        assert [g.id for g in await uow.games.finished_in_chat(CHAT_ID, limit=1)] == [games[3].id]
+        assert await uow.games.finished_in_chat(12345) == []

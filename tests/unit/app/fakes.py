@@ -141,9 +141,6 @@ class FakeGames:
         ]
         return sorted(done, key=lambda g: (g.finished_at, g.id), reverse=True)[:limit]
 
-    async def games_of(self, player_id: int, limit: int = 20) -> list[Game]:
-        return [g for g in self.w.games.values() if player_id in g.seats][:limit]
-
 
 class FakeOutbox:
     def __init__(self, world: World) -> None:

@@ -67,6 +67,10 @@ async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
     assert first.reply is not None and first.reply.code == "done_keep"
     second = await play.act(deps, game_id, actor, "keep", turn)
     assert second.reply is not None and second.reply.code == "stale_turn"
+    # A key naming the right turn but another round is not one the bot made.
+    now = the_game(world, game_id).state
+    forged = await play.act(deps, game_id, now.actor, "keep", now.turn, round_no=99)
+    assert forged.reply.code == "stale_turn" and the_game(world, game_id).state == now
     assert the_game(world, game_id).state.turn == turn + 1
 
 

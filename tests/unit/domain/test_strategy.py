@@ -29,7 +29,6 @@ def view(code: str, size: int = 5, dealer: bool = False, given: str | None = Non
         card=card(code),
         table_size=size,
         is_dealer=dealer,
-        cuts_made=0,
         given_away=card(given) if given else None,
     )
 
