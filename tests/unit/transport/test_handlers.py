@@ -1,0 +1,130 @@
+"""Every command and key, in process: the real PTB application with its handlers, over the
+in-memory store, against the fake Bot API. A failure here names the handler that broke."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.bot import build_application
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
+
+TOKEN = "780:handler-test-token-0123456789abcdef"
+GROUP = -100780
+ANN, BEN, CAT = 1, 2, 3
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[TableDriver]:
+    async with FakeBotApi(token=TOKEN, bot_username="cuckoo_handlers_bot") as fake:
+        deps = Deps(uow=FakeUnitOfWorkFactory(World()), rng=random.Random(2), clock=FakeClock())
+        app: Any = build_application(
+            TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
+        )
+        await app.initialize()
+        await app.post_init(app)
+        await app.start()
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        try:
+            for user, name in ((ANN, "Ann"), (BEN, "Ben"), (CAT, "Cat")):
+                fake.add_user(user, name, started=True)
+            fake.add_group(GROUP, "Club", type="supergroup", members=[ANN, BEN, CAT], admins=[ANN])
+            yield TableDriver(fake, GROUP)
+        finally:
+            await app.updater.stop()
+            await app.stop()
+            await app.shutdown()
+
+
+async def said(table: TableDriver, user: int, text: str, chat: int = GROUP) -> StoredMessage:
+    """Send ``text`` as ``user``; the bot's next message in that chat."""
+    seen = max((m.message_id for m in table.fake.messages(chat)), default=0)
+    await table.say(user, text, chat_id=chat)
+    return await table.fake.wait_for(
+        lambda: next(
+            (m for m in table.fake.messages(chat) if m.from_bot and m.message_id > seen), None
+        )
+    )
+
+
+async def pressed(table: TableDriver, user: int, message: StoredMessage, label: str) -> str:
+    answer = await table.press(user, message, message.button_data(label))
+    return str(answer["text"] or "")
+
+
+@pytest.mark.parametrize(
+    ("command", "chat", "words"),
+    [
+        ("/help", GROUP, "/newgame"),
+        ("/help", ANN, "/stats"),
+        ("/rules", GROUP, "the rules"),
+        ("/rules", ANN, "the rules"),
+        ("/leaderboard", GROUP, "League table"),
+        ("/history", GROUP, "No game has finished here yet"),
+        ("/history x", GROUP, "/history 12"),
+        ("/history 9", GROUP, "no finished game 9"),
+        ("/stats", ANN, "not finished a game"),
+        ("/stats", GROUP, "private chat"),
+        ("/start", ANN, "Hi Ann"),
+        ("/language", ANN, "language"),
+        ("/language de", ANN, "English, Spanish and French"),
+        ("/leave", GROUP, "not in this game"),
+        ("/startgame", GROUP, "no lobby"),
+        ("/cancel", GROUP, "no game"),
+        ("/join", GROUP, "no lobby"),
+        ("/newgame", ANN, "works in a group"),
+    ],
+)
+async def test_every_command_answers(
+    table: TableDriver, command: str, chat: int, words: str
+) -> None:
+    answer = await said(table, ANN, command, chat)
+    assert words.lower() in (answer.text or "").lower(), answer.text
+
+
+async def test_settings_and_language_keys_answer_admins_and_refuse_others(
+    table: TableDriver,
+) -> None:
+    refused = await said(table, BEN, "/settings")
+    assert "Only group admins" in (refused.text or "")
+    panel = await said(table, ANN, "/settings")
+    assert "Saved" in await pressed(table, ANN, panel, "Lives: 3")
+    assert "admins" in await pressed(table, BEN, panel, "Lives")
+    assert "Español" in await pressed(table, ANN, panel, "Español")
+    reply = await said(table, ANN, "/language en")
+    assert "English" in (reply.text or "")
+
+
+async def test_every_lobby_and_game_key_does_its_job(table: TableDriver) -> None:
+    fake = table.fake
+    lobby = await said(table, ANN, "/newgame")
+    assert "in" in await pressed(table, ANN, lobby, "Join")
+    assert "in" in await pressed(table, BEN, lobby, "Join")
+    assert "already" in await pressed(table, BEN, lobby, "Join")
+    assert "left" in await pressed(table, BEN, lobby, "Leave")
+    assert "takes a seat" in await pressed(table, ANN, lobby, "computer")
+    assert "creator or a group admin" in await pressed(table, CAT, lobby, "Start")
+    assert "need at least 3" in await pressed(table, ANN, lobby, "Start")
+    joined = await said(table, CAT, "/join")
+    assert "in" in (joined.text or "")
+    assert "Game on" in await pressed(table, ANN, lobby, "Start")
+    prompt = await table.next_prompt()
+    assert prompt is not None and prompt.message.chat_id == prompt.actor
+    board = await fake.wait_for(table.table)
+    mine = await pressed(table, prompt.actor, board, "My card")
+    assert table.card_of(prompt.actor) in mine
+    keep = prompt.data("k")
+    assert keep is not None
+    done = await table.press(prompt.actor, prompt.message, keep)
+    assert str(done["text"]).startswith("You kept")
+    cancelled = await said(table, ANN, "/cancel")
+    assert "Cancelled" in (cancelled.text or "")
+    # No live keys are left behind once the courier has delivered.
+    await fake.wait_for(lambda: True if table.prompt() is None else None)
