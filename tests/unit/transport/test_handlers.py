@@ -128,3 +128,40 @@ async def test_every_lobby_and_game_key_does_its_job(table: TableDriver) -> None
     assert "Cancelled" in (cancelled.text or "")
     # No live keys are left behind once the courier has delivered.
     await fake.wait_for(lambda: True if table.prompt() is None else None)
+
+
+async def test_the_cancel_key_then_a_whole_game_with_swaps_and_cuts_then_play_again(
+    table: TableDriver,
+) -> None:
+    fake = table.fake
+    lobby = await said(table, ANN, "/newgame")
+    assert "creator or a group admin" in await pressed(table, BEN, lobby, "Cancel")
+    assert "Cancelled" in await pressed(table, ANN, lobby, "Cancel")
+    lobby = await said(table, ANN, "/newgame")
+    await pressed(table, ANN, lobby, "Join")
+    for _ in range(2):
+        await pressed(table, ANN, lobby, "computer")
+    assert "Game on" in await pressed(table, ANN, lobby, "Start")
+    answers: set[str] = set()
+    last: str | None = None
+    for _ in range(300):
+        prompt = await table.next_prompt(after=last)
+        if prompt is None:
+            break
+        kind = "c" if prompt.data("c") else "s" if prompt.data("s") else "k"
+        data = prompt.data(kind) or prompt.data("k")
+        assert data is not None
+        last = prompt.data("k")
+        answer = await table.press(prompt.actor, prompt.message, data)
+        answers.add(f"{kind}: {answer['text']}")
+    # Ann swapped or was blocked by a King, cut or cut a King: each answered with her card.
+    assert any(a.startswith("s: You swapped") or " shows the K" in a for a in answers), answers
+    assert any(a.startswith("c: You cut") for a in answers), answers
+    end = await fake.wait_for(
+        lambda: next(
+            (m for m in fake.messages(GROUP) if m.from_bot and "won" in (m.text or "")), None
+        )
+    )
+    assert "you're in" in await pressed(table, BEN, end, "Play again")
+    again = await fake.wait_for(table.lobby)
+    assert "1. Ben" in (again.text or "") and "🤖" in (again.text or "")
