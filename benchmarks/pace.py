@@ -59,15 +59,7 @@ async def seat(fake: FakeBotApi, group: int, size: int, first_user: int) -> Tabl
         fake.add_user(user, f"Player {user}", language_code="en", started=True)
     fake.add_group(group, f"Table {group}", type="supergroup", members=players, admins=[players[0]])
     driver = TableDriver(fake, group)
-    await driver.say(players[0], "/newgame")
-    lobby = await fake.wait_for(driver.lobby, 30)
-    for user in players:
-        data = next(d for d in lobby.callback_datas if d.startswith("1:j:"))
-        await driver.press(user, lobby, data, wait=30)
-    lobby = driver.lobby()
-    assert lobby is not None
-    start = next(d for d in lobby.callback_datas if d.startswith("1:g:"))
-    await driver.press(players[0], lobby, start, wait=30)
+    await driver.start_game(players[0], players, wait=30)
     return Table(group, players, driver)
 
 

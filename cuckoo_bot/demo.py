@@ -80,6 +80,20 @@ class TableDriver:
                 return msg
         return None
 
+    async def start_game(
+        self, creator: int, players: list[int], computers: int = 0, wait: float = 10.0
+    ) -> None:
+        """``/newgame`` by ``creator``; each of ``players`` taps Join, the creator adds the
+        computer seats and taps Start."""
+        await self.say(creator, "/newgame")
+        await self.fake.wait_for(self.lobby, wait)
+        taps = [(user, "1:j:") for user in players] + [(creator, "1:b:")] * computers
+        for user, kind in [*taps, (creator, "1:g:")]:
+            lobby = self.lobby()
+            assert lobby is not None
+            data = next(d for d in lobby.callback_datas if d.startswith(kind))
+            await self.press(user, lobby, data, wait)
+
     def lobby_text(self) -> str | None:
         """The lobby message's text, also once it has no keys left (started, cancelled)."""
         for msg in self.fake.messages(self.group_id, include_deleted=False):
@@ -213,12 +227,8 @@ def call_summary(fake: FakeBotApi) -> str:
 
 
 @asynccontextmanager
-async def running_bot(settings: Settings, rng: random.Random) -> AsyncIterator[Runtime]:
-    """The real bot, built by the composition root, polling in this event loop until exit."""
-    from cuckoo_bot.bootstrap import build
-
-    runtime = build(settings, rng=rng)
-    app = runtime.application
+async def polling(app: Any) -> AsyncIterator[Any]:
+    """A built PTB application, started and polling in this event loop until exit."""
     await app.initialize()
     if app.post_init:
         await app.post_init(app)
@@ -226,13 +236,23 @@ async def running_bot(settings: Settings, rng: random.Random) -> AsyncIterator[R
     assert app.updater is not None
     await app.updater.start_polling(poll_interval=0.0, timeout=1)
     try:
-        yield runtime
+        yield app
     finally:
         await app.updater.stop()
         await app.stop()
         await app.shutdown()
         if app.post_shutdown:
             await app.post_shutdown(app)
+
+
+@asynccontextmanager
+async def running_bot(settings: Settings, rng: random.Random) -> AsyncIterator[Runtime]:
+    """The real bot, built by the composition root, polling in this event loop until exit."""
+    from cuckoo_bot.bootstrap import build
+
+    runtime = build(settings, rng=rng)
+    async with polling(runtime.application):
+        yield runtime
 
 
 async def run_demo(players: int, lang: str, seed: int | None) -> int:
@@ -272,27 +292,7 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                 for user_id, _, _ in people:
                     await driver.say(user_id, "/start", chat_id=user_id)
                     await fake.wait_for_message(user_id)
-                await driver.say(101, "/newgame")
-                await fake.wait_for(driver.lobby)
-                for user_id, _, _ in people:
-                    lobby = driver.lobby()
-                    assert lobby is not None
-                    await driver.press(
-                        user_id,
-                        lobby,
-                        next(d for d in lobby.callback_datas if d.startswith("1:j:")),
-                    )
-                for _ in range(players - len(people)):
-                    lobby = driver.lobby()
-                    assert lobby is not None
-                    await driver.press(
-                        101, lobby, next(d for d in lobby.callback_datas if d.startswith("1:b:"))
-                    )
-                lobby = driver.lobby()
-                assert lobby is not None
-                await driver.press(
-                    101, lobby, next(d for d in lobby.callback_datas if d.startswith("1:g:"))
-                )
+                await driver.start_game(101, [u for u, _, _ in people], players - len(people))
                 try:
                     await play_out(driver, [u for u, _, _ in people], players)
                 except (TimeoutError, AssertionError):

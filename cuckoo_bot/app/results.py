@@ -30,10 +30,6 @@ class Outcome:
     deadline: datetime | None = None  # the game's next deadline, to arm a timer
     dispatch: Dispatch | None = None  # committed notices to deliver now
 
-    @property
-    def changed(self) -> bool:
-        return bool(self.dispatch)
-
 
 def refused(code: str, **params: Any) -> Outcome:
     return Outcome(reply=Reply(code, params))

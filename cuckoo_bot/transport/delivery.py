@@ -151,6 +151,7 @@ class Courier:
         # the player's own messages): a deal edits a prompt only if it is still at the bottom.
         self._seen: OrderedDict[int, int] = OrderedDict()
         self._closing = False
+        self._started = deps.clock.now()
 
     def saw(self, chat_id: int, message_id: int) -> None:
         """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
@@ -172,14 +173,18 @@ class Courier:
 
     async def sweep(self, chat_id: int | None = None) -> int:
         """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait.
-        Sweeping every chat leaves notices younger than ``FRESH`` to the press that made them."""
+        Sweeping every chat leaves this process's notices younger than ``FRESH`` to the press
+        that made them (a leftover from before a restart has no press: it goes at once)."""
         batch = await outbox.pending(self.deps, chat_id, skip=set(self._in_flight))
         if chat_id is None:
             young = self.deps.clock.now() - FRESH
             batch.notices = [
                 n
                 for n in batch.notices
-                if n.chat_id in self._waiting or n.created_at is None or n.created_at < young
+                if n.chat_id in self._waiting
+                or n.created_at is None
+                or n.created_at < self._started
+                or n.created_at < young
             ]
         return await self._deliver(batch, from_store=True)
 

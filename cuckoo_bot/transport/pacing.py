@@ -33,9 +33,6 @@ class GroupBudget:
             calls.popleft()
         return calls
 
-    def available(self, chat_id: int) -> int:
-        return max(0, self.rate - len(self._window(chat_id)))
-
     def take(self, chat_id: int) -> bool:
         """Spend one call if the budget allows it now."""
         calls = self._window(chat_id)

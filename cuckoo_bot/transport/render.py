@@ -131,21 +131,6 @@ class Renderer:
         self.tr = translator
         self.lobby_minutes = lobby_minutes
 
-    def preview(self, notice: Notice, game: Game, players: Players, lang: str) -> Rendered:
-        """A notice as it shows when sent on its own (the courier may merge or fold it)."""
-        payload = notice.payload
-        if isinstance(payload, LobbyView):
-            return self.lobby(notice, game, players, lang)
-        if isinstance(payload, TableView):
-            return self.table(notice, [], game, players, lang)
-        if isinstance(payload, DealNote):
-            return self.deal(payload, game, players, lang, with_result=True)
-        if isinstance(payload, PromptNote):
-            return self.prompt(payload, game, players, lang)
-        if isinstance(payload, CloseNote):
-            return self.close(payload, game, players, lang)
-        return self.group_notice(notice, game, players, lang)
-
     # -- the group ---------------------------------------------------------------------------
 
     def lobby(self, notice: Notice, game: Game, players: Players, lang: str) -> Rendered:

@@ -132,11 +132,11 @@ async def test_the_turn_clock_keeps_for_the_player_and_early_or_stale_timers_do_
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     before = the_game(world, game_id).state
     early = await play.expire(deps, game_id)
-    assert not early.changed and the_game(world, game_id).state == before
+    assert not early.dispatch and the_game(world, game_id).state == before
     clock.advance(91)
     assert [g for g, _ in await play.due(deps)] == [game_id]
     fired = await play.expire(deps, game_id)
-    assert fired.changed
+    assert fired.dispatch
     after = the_game(world, game_id).state
     assert after.turn == before.turn + 1 and after.round.acts[-1].kind.value == "timeout"
     assert await play.due(deps) == []

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.demo import TableDriver, polling
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.bot import build_application
@@ -39,18 +39,10 @@ async def running() -> AsyncIterator[tuple[FakeBotApi, FailingStore, TableDriver
         app: Any = build_application(
             TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
         )
-        await app.initialize()
-        await app.post_init(app)
-        await app.start()
-        await app.updater.start_polling(poll_interval=0.0, timeout=1)
-        try:
+        async with polling(app):
             fake.add_user(1, "Ann", started=True)
             fake.add_group(GROUP, "Club", type="supergroup", members=[1], admins=[1])
             yield fake, store, TableDriver(fake, GROUP)
-        finally:
-            await app.updater.stop()
-            await app.stop()
-            await app.shutdown()
 
 
 async def test_a_command_while_the_store_fails_is_answered_and_the_bot_recovers_by_itself(

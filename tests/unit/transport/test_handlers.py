@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.demo import TableDriver, polling
 from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.bot import build_application
@@ -28,19 +28,11 @@ async def table() -> AsyncIterator[TableDriver]:
         app: Any = build_application(
             TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
         )
-        await app.initialize()
-        await app.post_init(app)
-        await app.start()
-        await app.updater.start_polling(poll_interval=0.0, timeout=1)
-        try:
+        async with polling(app):
             for user, name in ((ANN, "Ann"), (BEN, "Ben"), (CAT, "Cat")):
                 fake.add_user(user, name, started=True)
             fake.add_group(GROUP, "Club", type="supergroup", members=[ANN, BEN, CAT], admins=[ANN])
             yield TableDriver(fake, GROUP)
-        finally:
-            await app.updater.stop()
-            await app.stop()
-            await app.shutdown()
 
 
 async def said(table: TableDriver, user: int, text: str, chat: int = GROUP) -> StoredMessage:
@@ -105,15 +97,15 @@ async def test_settings_and_language_keys_answer_admins_and_refuse_others(
 async def test_every_lobby_and_game_key_does_its_job(table: TableDriver) -> None:
     fake = table.fake
     lobby = await said(table, ANN, "/newgame")
-    assert "in" in await pressed(table, ANN, lobby, "Join")
-    assert "in" in await pressed(table, BEN, lobby, "Join")
+    assert "You're in!" in await pressed(table, ANN, lobby, "Join")
+    assert "You're in!" in await pressed(table, BEN, lobby, "Join")
     assert "already" in await pressed(table, BEN, lobby, "Join")
     assert "left" in await pressed(table, BEN, lobby, "Leave")
     assert "takes a seat" in await pressed(table, ANN, lobby, "computer")
     assert "creator or a group admin" in await pressed(table, CAT, lobby, "Start")
     assert "need at least 3" in await pressed(table, ANN, lobby, "Start")
     joined = await said(table, CAT, "/join")
-    assert "in" in (joined.text or "")
+    assert "You're in!" in (joined.text or "")
     assert "Game on" in await pressed(table, ANN, lobby, "Start")
     prompt = await table.next_prompt()
     assert prompt is not None and prompt.message.chat_id == prompt.actor

@@ -10,14 +10,22 @@ import pytest
 from cuckoo_bot.app import dispatch, lobby, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
-from cuckoo_bot.app.model import Chat, GameStatus, Player, Standing
-from cuckoo_bot.app.notices import NoticeKind, PromptNote
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, Standing
+from cuckoo_bot.app.notices import (
+    CloseNote,
+    DealNote,
+    LobbyView,
+    Notice,
+    NoticeKind,
+    PromptNote,
+    TableView,
+)
 from cuckoo_bot.app.queries import League, LeagueRow
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.fakeapi.html import parse_html
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
-from cuckoo_bot.transport.render import Renderer, card_label, fit
+from cuckoo_bot.transport.render import Rendered, Renderer, card_label, fit
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 LANGS = ("en", "es", "fr")
@@ -60,11 +68,27 @@ async def played_game(seed: int, rules: HouseRules) -> Deps:
     return deps
 
 
+def preview(notice: Notice, game: Game, players: dict[int, Player], lang: str) -> Rendered:
+    """A notice as it shows when sent on its own (the courier may merge or fold it)."""
+    payload = notice.payload
+    if isinstance(payload, LobbyView):
+        return renderer.lobby(notice, game, players, lang)
+    if isinstance(payload, TableView):
+        return renderer.table(notice, [], game, players, lang)
+    if isinstance(payload, DealNote):
+        return renderer.deal(payload, game, players, lang, with_result=True)
+    if isinstance(payload, PromptNote):
+        return renderer.prompt(payload, game, players, lang)
+    if isinstance(payload, CloseNote):
+        return renderer.close(payload, game, players, lang)
+    return renderer.group_notice(notice, game, players, lang)
+
+
 def rendered(batch: Dispatch, lang: str):  # type: ignore[no-untyped-def]
     for notice in batch.notices:
         assert notice.game_id is not None
         game = batch.games[notice.game_id]
-        yield notice, renderer.preview(notice, game, batch.players, lang)
+        yield notice, preview(notice, game, batch.players, lang)
 
 
 @pytest.mark.parametrize(
