@@ -118,14 +118,7 @@ async def unreachable(deps: Deps, failed: Iterable[Notice]) -> Dispatch:
             if game is None or game.state is None or game.state.turn != note.turn:
                 continue  # the turn is over already: nothing to ask
             games[game.id] = game
-            view = TurnView(
-                round=note.round,
-                turn=note.turn,
-                actor=notice.chat_id,
-                options=note.options,
-                target=note.target,
-                cuts_made=note.cuts_made,
-            )
+            view = TurnView.asking(notice.chat_id, note)
             turns.append(
                 replace(
                     notice,

@@ -112,6 +112,18 @@ class TurnView:
     target: PlayerId | None = None  # whose card a swap takes; None for the dealer
     cuts_made: int = 0
 
+    @classmethod
+    def asking(cls, actor: PlayerId, note: PromptNote) -> TurnView:
+        """The group's ask for the turn ``note`` would have asked privately (no card in it)."""
+        return cls(
+            round=note.round,
+            turn=note.turn,
+            actor=actor,
+            options=note.options,
+            target=note.target,
+            cuts_made=note.cuts_made,
+        )
+
 
 @dataclass(frozen=True)
 class Announcement:
@@ -452,19 +464,6 @@ class Notices:
             return
         if state.turn == self._turn_before and not (moved and not can_write.get(actor, True)):
             return
-        options = tuple(type(a).__name__.lower() for a in legal_actions(state))
-        target = None if rnd.actor_is_dealer else rnd.order[rnd.position + 1]
-        if not can_write.get(actor, True):
-            view = TurnView(
-                round=rnd.number,
-                turn=state.turn,
-                actor=actor,
-                options=options,
-                target=target,
-                cuts_made=rnd.cuts_made,
-            )
-            self._put(("turn",), NoticeKind.TURN, self._chat_id, view)
-            return
         deal = self._items.pop(("deal", actor), None)
         prev = (
             deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
@@ -481,15 +480,18 @@ class Notices:
             turn=state.turn,
             card=rnd.card_of(actor),
             lives=state.lives(actor),
-            options=options,
-            target=target,
+            options=tuple(type(a).__name__.lower() for a in legal_actions(state)),
+            target=None if rnd.actor_is_dealer else rnd.order[rnd.position + 1],
             cuts_made=rnd.cuts_made,
             news=news,
             by=by,
             prev=prev,
             again=rnd.cuts_made > 0 and rnd.actor_is_dealer,
         )
-        self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)
+        if can_write.get(actor, True):
+            self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)
+        else:
+            self._put(("turn",), NoticeKind.TURN, self._chat_id, TurnView.asking(actor, note))
 
     def collected(self) -> list[Notice]:
         items = list(self._items.values())
