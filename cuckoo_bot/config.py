@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///cuckoo.db"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
 TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,}$")
+SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
 TOKEN_HELP = (
     "CUCKOO_BOT_TOKEN {problem}: talk to @BotFather in Telegram (https://t.me/BotFather),"
     " send /newbot, and put the token it gives you in CUCKOO_BOT_TOKEN or in a .env file"
@@ -39,11 +42,55 @@ class Settings(BaseSettings):
     # the cards come from the operating system's CSPRNG.
     seed: int | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    # "json": one JSON object per line (chat and game ids as fields), for log collectors.
+    log_format: Literal["text", "json"] = "text"
+    # Webhook mode: set the public HTTPS URL Telegram posts updates to (behind a TLS proxy);
+    # unset, the bot polls. The secret is required with it: Telegram sends it back in the
+    # X-Telegram-Bot-Api-Secret-Token header of every update.
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    # Where the bot's own HTTP server listens: the webhook (if any), /healthz and /metrics.
+    listen: str = "0.0.0.0"
+    port: int = Field(default=8080, ge=0, le=65_535)
 
-    @field_validator("log_level", mode="before")
+    @field_validator("log_level", "log_format", mode="before")
     @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value
+    def _case(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        return value.upper() if info.field_name == "log_level" else value.lower()
+
+    @field_validator("webhook_url", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _https_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise ValueError("must be a URL such as https://bot.example.org/telegram")
+        return value.strip()
+
+    def webhook(self) -> tuple[str, str, str] | None:
+        """Webhook mode's (URL, path served, secret), or None when the bot polls; a
+        ``SettingsError`` if the URL is set without a usable secret."""
+        if self.webhook_url is None:
+            return None
+        secret = self.webhook_secret.get_secret_value().strip() if self.webhook_secret else ""
+        if not secret:
+            raise SettingsError(
+                "CUCKOO_WEBHOOK_SECRET is not set: webhook mode needs a secret of 1-256"
+                " characters A-Z, a-z, 0-9, _ and - (for example: openssl rand -hex 32)"
+            )
+        if not SECRET_PATTERN.match(secret):
+            raise SettingsError(
+                "CUCKOO_WEBHOOK_SECRET may only hold 1-256 characters A-Z, a-z, 0-9, _ and -"
+            )
+        return self.webhook_url, urlsplit(self.webhook_url).path or "/", secret
 
     def token(self) -> str:
         """The bot token, or a ``SettingsError`` naming the variable and where to get one."""
