@@ -18,7 +18,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="cuckoo-bot", description="The Cuckoo card game bot for Telegram groups."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("run", help="run the bot (long polling)")
+    commands.add_parser(
+        "run", help="run the bot (long polling, or a webhook when CUCKOO_WEBHOOK_URL is set)"
+    )
+    commands.add_parser(
+        "healthcheck",
+        help="ask the running bot's /healthz on CUCKOO_PORT (exit 0: healthy), for containers",
+    )
     commands.add_parser("migrate", help="apply pending database migrations and exit")
     demo = commands.add_parser(
         "demo", help="play a game with computer seats against a built-in fake Telegram"
@@ -38,11 +44,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings()
         if args.command == "run":
-            from cuckoo_bot.bootstrap import configure_logging, run_polling
+            from cuckoo_bot.bootstrap import configure_logging, run
 
             token = settings.token()  # fail fast, with a clear line, before anything else
-            configure_logging(settings.log_level, secrets=[token, token.split(":", 1)[1]])
-            run_polling(settings)
+            hook = settings.webhook()  # webhook mode needs its secret: said before starting
+            secrets = [token, token.split(":", 1)[1], *(hook[2:] if hook else ())]
+            configure_logging(settings.log_level, secrets=secrets, fmt=settings.log_format)
+            run(settings)
+        elif args.command == "healthcheck":
+            return _healthcheck(settings.port)
         elif args.command == "migrate":
             from cuckoo_bot.persistence import migrate
 
@@ -66,6 +76,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cuckoo-bot: CUCKOO_{str(first['loc'][0]).upper()}: {first['msg']}", file=sys.stderr)
         return 2
     return 0
+
+
+def _healthcheck(port: int) -> int:
+    """0 when the bot on this host answers /healthz with 200 (its database answers)."""
+    import urllib.error
+    import urllib.request
+
+    url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            healthy = answer.status == 200
+    except (urllib.error.URLError, OSError) as exc:
+        print(f"cuckoo-bot: unhealthy: {url}: {exc}", file=sys.stderr)
+        return 1
+    print(f"cuckoo-bot: {'healthy' if healthy else 'unhealthy'} ({url})")
+    return 0 if healthy else 1
 
 
 def _safe_url(url: str) -> str:

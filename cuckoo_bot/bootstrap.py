@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from signal import SIGINT, SIGTERM
 from typing import Any
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
-from telegram import Update
 from telegram.ext import Application
 
+from cuckoo_bot.app import queries
 from cuckoo_bot.app.clock import Clock, SystemClock
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.config import Settings
@@ -22,8 +25,11 @@ from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.uow import sql_uow_factory
+from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.bot import build_application
 from cuckoo_bot.transport.metrics import Metrics
+from cuckoo_bot.transport.serving import Serving
+from cuckoo_bot.transport.web import Webhook, WebServer
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +41,7 @@ class Runtime:
     deps: Deps
     application: Application[Any, Any, Any, Any, Any, Any]
     metrics: Metrics
+    serving: Serving
 
 
 def build(
@@ -43,6 +50,8 @@ def build(
     token: str | None = None,
     rng: random.Random | None = None,
     clock: Clock | None = None,
+    poll_timeout: int = 30,
+    serve_http: bool = True,
 ) -> Runtime:
     """Everything the bot needs, wired once. Nothing connects until the bot starts."""
     engine = make_engine(settings.database_url)
@@ -67,49 +76,117 @@ def build(
         private_interval=settings.private_interval,
     )
     application.post_shutdown = _dispose(engine)
+    hook = settings.webhook()
+    webhook = Webhook(*hook) if hook is not None else None
+    web = (
+        WebServer(
+            application,
+            metrics,
+            vitals=lambda: queries.vitals(deps),
+            listen=settings.listen,
+            port=settings.port,
+            webhook=webhook,
+        )
+        if serve_http
+        else None
+    )
+    serving = Serving(
+        application,
+        web,
+        webhook,
+        poll_timeout=poll_timeout,
+        poll_interval=0.0,
+        drain=application.bot_data["services"].courier.drain,
+    )
     return Runtime(
-        settings=settings, engine=engine, deps=deps, application=application, metrics=metrics
+        settings=settings,
+        engine=engine,
+        deps=deps,
+        application=application,
+        metrics=metrics,
+        serving=serving,
     )
 
 
 def _dispose(engine: AsyncEngine) -> Callable[[Any], Coroutine[Any, Any, None]]:
     async def dispose(application: Any) -> None:
-        # Let messages already on their way finish, then close the database connections.
-        await application.bot_data["services"].courier.drain()
-        await engine.dispose()
+        await engine.dispose()  # the database's connections, last
 
     return dispose
 
 
-def run_polling(settings: Settings) -> None:
-    """Apply pending migrations, then poll Telegram until SIGINT/SIGTERM."""
-    asyncio.run(migrate.upgrade(settings.database_url))
+def run(settings: Settings) -> None:
+    """Apply pending migrations, then serve (webhook or polling) until SIGINT/SIGTERM."""
+    asyncio.run(_serve(settings))
+
+
+async def _serve(settings: Settings) -> None:
+    await migrate.upgrade(settings.database_url)
     runtime = build(settings)
-    log.info(
-        "cuckoo-bot is polling; database %s",
-        make_url(settings.database_url).render_as_string(hide_password=True),
-    )
-    runtime.application.run_polling(allowed_updates=Update.ALL_TYPES)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal in (SIGINT, SIGTERM):
+        loop.add_signal_handler(signal, stop.set)
+    shown = make_url(settings.database_url).render_as_string(hide_password=True)
+    try:
+        if await runtime.serving.start(stop):
+            mode = "serving the webhook" if runtime.serving.webhook else "polling"
+            log.info("cuckoo-bot is %s; database %s", mode, shown)
+            await stop.wait()
+        log.info("stopping")
+    finally:
+        await runtime.serving.stop()
+    log.info("stopped")
 
 
 class Redacting(logging.Formatter):
-    """Formats as usual, then blanks out secrets (the bot token) wherever they appear: in a
-    message, its arguments or a traceback, from this bot, python-telegram-bot or httpx alike."""
+    """Formats as usual, then blanks out secrets (the bot token, the webhook secret) wherever
+    they appear: in a message, its arguments or a traceback, from this bot, python-telegram-bot
+    or httpx alike."""
 
-    def __init__(self, fmt: str, secrets: Sequence[str]) -> None:
+    def __init__(self, fmt: str | None, secrets: Sequence[str]) -> None:
         super().__init__(fmt)
         self.secrets = [secret for secret in secrets if secret]
 
-    def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
+    def redact(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, "[token]")
         return text
 
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redact(super().format(record))
 
-def configure_logging(level: str, secrets: Sequence[str] = ()) -> None:
+
+class JsonLines(Redacting):
+    """One JSON object per line: time, level, logger, message, the chat and game the line is
+    about (when known), and the traceback; secrets redacted like the text format."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        super().__init__(None, secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        entry.update(logfields.current())
+        for key in ("chat_id", "game_id"):  # given with extra={...} by the call itself
+            if isinstance(getattr(record, key, None), int):
+                entry[key] = getattr(record, key)
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return self.redact(json.dumps(entry, ensure_ascii=False))
+
+
+def configure_logging(level: str, secrets: Sequence[str] = (), fmt: str = "text") -> None:
     logging.basicConfig(level=level, force=True)
-    formatter = Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
+    formatter: logging.Formatter = (
+        JsonLines(secrets)
+        if fmt == "json"
+        else Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
+    )
     for handler in logging.getLogger().handlers:
         handler.setFormatter(formatter)
     # httpx logs every request URL, and a Bot API URL contains the token.

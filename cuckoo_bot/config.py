@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from typing import Literal
-
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationInfo, field_validator

@@ -8,6 +8,7 @@ tests use to play as users.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import sys
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from cuckoo_bot.config import Settings
 from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+from cuckoo_bot.transport.serving import Serving
 
 if TYPE_CHECKING:
     from cuckoo_bot.bootstrap import Runtime
@@ -228,21 +230,15 @@ def call_summary(fake: FakeBotApi) -> str:
 
 @asynccontextmanager
 async def polling(app: Any) -> AsyncIterator[Any]:
-    """A built PTB application, started and polling in this event loop until exit."""
-    await app.initialize()
-    if app.post_init:
-        await app.post_init(app)
-    await app.start()
-    assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0.0, timeout=1)
+    """A built PTB application, started and polling in this event loop until exit (then
+    stopped as ``cuckoo-bot run`` stops: deliveries finish before the HTTP client closes)."""
+    serving = Serving(app, poll_timeout=1, drain=app.bot_data["services"].courier.drain)
+    if not await serving.start(asyncio.Event()):
+        raise RuntimeError("the bot did not start")
     try:
         yield app
     finally:
-        await app.updater.stop()
-        await app.stop()
-        await app.shutdown()
-        if app.post_shutdown:
-            await app.post_shutdown(app)
+        await serving.stop(budget=30.0)
 
 
 @asynccontextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
@@ -50,6 +51,7 @@ class Delivered:
     live_keys: bool = False  # that message shows keys now
     error: str | None = None  # why it was not shown (superseded, refused, ...)
     tries: int = 1  # 0: only the keys of an earlier message were cleared
+    retry_at: datetime | None = None  # failed this time: any instance may try again from then
 
 
 def people(game: Game) -> list[PlayerId]:
@@ -73,11 +75,36 @@ async def prepare(
     return Dispatch(notices=notices, games={game.id: game}, players=players, sent=sent)
 
 
+# Several instances share the outbox: a notice is held by one at a time, for ``LEASE`` unless
+# renewed (the holder renews what it still has in hand every few seconds). A notice whose send
+# fails for an unexpected reason is tried again later, less often each time, and given up after
+# ``MAX_TRIES`` with its reason kept; the notices behind it go on meanwhile.
+LEASE = timedelta(seconds=20)
+MAX_TRIES = 6
+RETENTION = timedelta(days=2)  # sent notices nothing edits any more are deleted after this
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """How long a notice that failed ``attempts`` times waits: 2 s, 4 s, 8 s ... at most 5 min."""
+    return timedelta(seconds=min(2 ** max(attempts, 1), 300))
+
+
+def failed(notice: Notice, reason: str, now: datetime) -> Delivered:
+    """A try that failed: again later, or given up for good after ``MAX_TRIES``."""
+    tries = notice.attempts + 1
+    if tries >= MAX_TRIES:
+        return Delivered(notice.id, error=f"gave up after {tries} tries: {reason}"[:500])
+    return Delivered(notice.id, error=reason[:500], retry_at=now + retry_delay(tries))
+
+
 async def pending(deps: Deps, chat_id: int | None = None, skip: Collection[int] = ()) -> Dispatch:
-    """Notices not delivered yet, oldest first (one chat's, or everyone's), with their context."""
-    async with deps.uow(read_only=True) as uow:
-        notices = [n for n in await uow.outbox.pending(chat_id, limit=500) if n.id not in skip]
+    """Claim the notices not delivered yet that no other instance holds, oldest first (one
+    chat's, or everyone's), with their context."""
+    async with deps.uow() as uow:
+        claimed = await uow.outbox.claim(chat_id, limit=500)
+        notices = [n for n in claimed if n.id not in skip]
         if not notices:
+            await uow.commit()
             return Dispatch([])
         games: dict[int, Game] = {}
         sent: list[SentMessage] = []
@@ -89,16 +116,33 @@ async def pending(deps: Deps, chat_id: int | None = None, skip: Collection[int] 
         ids = {pid for game in games.values() for pid in people(game)}
         ids |= {n.chat_id for n in notices if n.kind.private}
         players = await uow.players.get_many(sorted(ids))
+        await uow.commit()
     return Dispatch(notices=notices, games=games, players=players, sent=sent)
 
 
+async def renew(deps: Deps, ids: Collection[int]) -> None:
+    """Keep holding the notices still in this instance's hands."""
+    if ids:
+        async with deps.uow(autocommit=True) as uow:
+            await uow.outbox.renew(ids)
+            await uow.commit()
+
+
 async def mark(deps: Deps, delivered: Sequence[Delivered]) -> None:
-    """Record what was sent, refused or superseded: one transaction for the whole batch."""
+    """Record what was sent, refused, superseded or failed: one statement for the batch."""
     if not delivered:
         return
     async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
         await uow.outbox.mark(delivered)
         await uow.commit()
+
+
+async def prune(deps: Deps) -> int:
+    """Delete sent notices older than ``RETENTION`` that nothing edits any more."""
+    async with deps.uow(autocommit=True) as uow:
+        gone = await uow.outbox.prune(deps.clock.now() - RETENTION)
+        await uow.commit()
+    return gone
 
 
 async def unreachable(deps: Deps, failed: Iterable[Notice]) -> Dispatch:

@@ -246,6 +246,7 @@ class Notice:
     id: int = 0
     thread_id: int | None = None
     created_at: datetime | None = None
+    attempts: int = field(default=0, compare=False)  # tries so far (read back from the outbox)
 
     @property
     def round(self) -> int | None:

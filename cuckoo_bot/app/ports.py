@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
-from cuckoo_bot.app.model import Chat, Game, LogEntry, Player, Standing
+from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
 from cuckoo_bot.app.notices import Notice
 from cuckoo_bot.domain.actions import PlayerId
 
@@ -76,6 +76,10 @@ class GameRepository(Protocol):
         """Every open game with a deadline, to re-arm timers at start-up."""
         ...
 
+    async def count_by_status(self) -> dict[GameStatus, int]:
+        """How many games there are in each status."""
+        ...
+
     async def log(self, game_id: int) -> list[LogEntry]:
         """The game's append-only log, oldest first."""
         ...
@@ -86,12 +90,22 @@ class GameRepository(Protocol):
 
 
 class OutboxRepository(Protocol):
+    """Notices to deliver. Several instances may share the outbox: each notice is held by one
+    instance at a time (a claim with a lease it renews; a dead instance's claims run out)."""
+
     async def add_many(self, notices: Sequence[Notice]) -> None:
-        """Insert in order; sets each ``notice.id`` and ``created_at``."""
+        """Insert in order, claimed by this instance; sets each ``notice.id`` and
+        ``created_at``."""
         ...
 
-    async def pending(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
-        """Notices not yet delivered, oldest first (every chat's when ``chat_id`` is None)."""
+    async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
+        """Notices not delivered yet that no other instance holds, oldest first (one chat's,
+        or every chat's when ``chat_id`` is None); they are this instance's until the lease
+        runs out. A notice waiting for its next try is left until then."""
+        ...
+
+    async def renew(self, ids: Collection[int]) -> None:
+        """Extend this instance's claims on notices still in its hands."""
         ...
 
     async def sent(self, game_id: int) -> list[SentMessage]:
@@ -100,7 +114,16 @@ class OutboxRepository(Protocol):
         ...
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
-        """Record sends, edits, refusals and superseded notices (one statement)."""
+        """Record sends, edits, refusals, superseded notices and failed tries (one
+        statement)."""
+        ...
+
+    async def prune(self, before: datetime) -> int:
+        """Delete notices sent before ``before`` that no later notice can edit; how many."""
+        ...
+
+    async def backlog(self) -> int:
+        """How many notices wait to be delivered."""
         ...
 
 

@@ -11,6 +11,7 @@ from cuckoo_bot.app.model import (
     DEFAULT_LANGUAGE,
     GLOBAL_SCOPE,
     Game,
+    GameStatus,
     LogEntry,
     Player,
     Standing,
@@ -121,3 +122,25 @@ async def story(deps: Deps, chat_id: int, game_id: int) -> Story | None:
             return None
         log = await uow.games.log(game_id)
         return Story(game=game, log=log, players=await uow.players.get_many(game.seats))
+
+
+@dataclass(frozen=True)
+class Vitals:
+    """What an operator watches: the outbox backlog and the games, as the database has them."""
+
+    backlog: int
+    lobbies: int
+    running: int
+    finished: int
+
+
+async def vitals(deps: Deps) -> Vitals:
+    async with deps.uow(read_only=True) as uow:
+        backlog = await uow.outbox.backlog()
+        games = await uow.games.count_by_status()
+    return Vitals(
+        backlog=backlog,
+        lobbies=games.get(GameStatus.LOBBY, 0),
+        running=games.get(GameStatus.RUNNING, 0),
+        finished=games.get(GameStatus.FINISHED, 0),
+    )

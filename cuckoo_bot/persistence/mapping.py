@@ -197,6 +197,7 @@ def notice_from_row(row: OutboxRow) -> Notice:
         id=row.id,
         thread_id=row.thread_id,
         created_at=row.created_at,
+        attempts=row.attempts,
     )
 
 

@@ -217,6 +217,11 @@ class OutboxRow(Base):
     attempts: Mapped[int] = mapped_column(Integer)
     message_id: Mapped[int | None] = mapped_column(BigInteger)  # Telegram's, once sent or edited
     live_keys: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
+    # Which instance delivers it, until when (a lease: the instance renews it while the notice
+    # is in its hands; if the instance dies, another takes the notice once it expires). After a
+    # failed try, ``claim_until`` alone says when the notice may be tried again.
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    claim_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class StandingRow(Base):

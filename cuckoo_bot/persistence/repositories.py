@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
@@ -15,11 +15,14 @@ from sqlalchemy import (
     Select,
     Table,
     Text,
+    and_,
     bindparam,
+    case,
     delete,
     exists,
     func,
     insert,
+    null,
     or_,
     select,
     update,
@@ -30,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from cuckoo_bot.app.dispatch import Delivered, SentMessage
-from cuckoo_bot.app.model import Chat, Game, LogEntry, Player, Standing
+from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
 from cuckoo_bot.app.notices import Notice, NoticeKind
 from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.domain.actions import Deal, PlayerId
@@ -57,6 +60,7 @@ from cuckoo_bot.persistence.mapping import (
     stored_seats,
 )
 from cuckoo_bot.persistence.models import (
+    OPEN_GAME,
     OPEN_STATUSES,
     ChatRow,
     GameLogRow,
@@ -91,6 +95,8 @@ class Store:
     session: AsyncSession
     dialect: str
     now: Now
+    instance: str = "local"  # who claims outbox notices (several instances share a database)
+    lease: timedelta = timedelta(seconds=20)  # how long a claim holds without being renewed
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT, which knows ON CONFLICT."""
@@ -380,6 +386,12 @@ class SqlGames:
         )
         return [(game_id, deadline) for game_id, deadline in result if deadline]
 
+    async def count_by_status(self) -> dict[GameStatus, int]:
+        result = await self._s.session.execute(
+            select(GameRow.status, func.count()).group_by(GameRow.status)
+        )
+        return {GameStatus(status): count for status, count in result.all()}
+
     async def log(self, game_id: int) -> list[LogEntry]:
         rows = await self._s.rows(
             select(GameLogRow).where(GameLogRow.game_id == game_id).order_by(GameLogRow.seq)
@@ -495,7 +507,9 @@ class SqlOutbox:
             return
         now = self._s.now()
         rows = _table(OutboxRow)
-        values = [notice_values(n, n.created_at or now) for n in notices]
+        # Claimed by this instance from the start: the press that made them delivers them.
+        claim = {"claimed_by": self._s.instance, "claim_until": now + self._s.lease}
+        values = [{**notice_values(n, n.created_at or now), **claim} for n in notices]
         # One statement for the whole batch. Both engines number the rows of one INSERT in the
         # order of its VALUES, so the ids, sorted, follow the notices.
         result = await self._s.session.execute(insert(rows).values(values).returning(rows.c.id))
@@ -503,12 +517,42 @@ class SqlOutbox:
             notice.id = new_id
             notice.created_at = notice.created_at or now
 
-    async def pending(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
-        query = select(OutboxRow).where(OutboxRow.sent_at.is_(None))
+    async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
+        now = self._s.now()
+        free = or_(
+            OutboxRow.claim_until.is_(None),
+            OutboxRow.claim_until < now,
+            and_(OutboxRow.claimed_by == self._s.instance, OutboxRow.claim_until > now),
+        )
+        choice = select(OutboxRow.id).where(OutboxRow.sent_at.is_(None), free)
         if chat_id is not None:
-            query = query.where(OutboxRow.chat_id == chat_id)
-        rows = await self._s.rows(query.order_by(OutboxRow.id).limit(limit))
-        return [notice_from_row(row) for row in rows]
+            choice = choice.where(OutboxRow.chat_id == chat_id)
+        # PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
+        # SQLite has one writer at a time (BEGIN IMMEDIATE) and ignores the clause.
+        choice = choice.order_by(OutboxRow.id).limit(limit).with_for_update(skip_locked=True)
+        rows = _table(OutboxRow)
+        result = await self._s.session.execute(
+            update(rows)
+            .where(rows.c.id.in_(choice.scalar_subquery()))
+            .values(claimed_by=self._s.instance, claim_until=now + self._s.lease)
+            .returning(*rows.c)
+        )
+        found = sorted(result.all(), key=lambda row: row.id)
+        return [notice_from_row(cast(OutboxRow, row)) for row in found]
+
+    async def renew(self, ids: Collection[int]) -> None:
+        if not ids:
+            return
+        await self._s.session.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.id.in_(sorted(ids)),
+                OutboxRow.claimed_by == self._s.instance,
+                OutboxRow.sent_at.is_(None),
+            )
+            .values(claim_until=self._s.now() + self._s.lease)
+            .execution_options(synchronize_session=False)
+        )
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         newest_here = (
@@ -549,10 +593,13 @@ class SqlOutbox:
         if not delivered:
             return
         rows = _table(OutboxRow)
+        now = self._s.now()
         await self._s.session.execute(
             update(rows)
             .where(rows.c.id == bindparam("n"))
             .values(
+                # A notice to try again is not done: no sent_at, and free for any instance
+                # from ``retry_at`` on.
                 sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
                 message_id=func.coalesce(
                     bindparam("message_id", type_=BigInteger), rows.c.message_id
@@ -560,19 +607,47 @@ class SqlOutbox:
                 live_keys=bindparam("live", type_=Boolean),
                 error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
                 attempts=rows.c.attempts + bindparam("tries", type_=Integer),
+                claimed_by=case(
+                    (bindparam("retry_at", type_=UtcDateTime).is_(None), rows.c.claimed_by),
+                    else_=null(),
+                ),
+                claim_until=func.coalesce(
+                    bindparam("retry_at", type_=UtcDateTime), rows.c.claim_until
+                ),
             ),
             [
                 {
                     "n": d.notice_id,
-                    "at": self._s.now(),
+                    "at": None if d.retry_at is not None else now,
                     "message_id": d.message_id,
                     "live": d.live_keys,
                     "error": d.error,
                     "tries": d.tries,
+                    "retry_at": d.retry_at,
                 }
                 for d in delivered
             ],
         )
+
+    async def prune(self, before: datetime) -> int:
+        """Delete notices sent before ``before`` that nothing edits any more: no keys left on
+        their message, and their game over (or none)."""
+        open_games = select(GameRow.id).where(OPEN_GAME)
+        return await self._s.rowcount(
+            delete(OutboxRow)
+            .where(
+                OutboxRow.sent_at < before,
+                OutboxRow.live_keys.is_(False),
+                or_(OutboxRow.game_id.is_(None), OutboxRow.game_id.not_in(open_games)),
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def backlog(self) -> int:
+        found = await self._s.session.scalar(
+            select(func.count()).select_from(OutboxRow).where(OutboxRow.sent_at.is_(None))
+        )
+        return int(found or 0)
 
 
 class SqlStandings:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
+from datetime import timedelta
 from types import TracebackType
 from typing import Self
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from cuckoo_bot.app.clock import Clock, SystemClock
+from cuckoo_bot.app.dispatch import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
     GameRepository,
@@ -44,9 +49,17 @@ class SqlUnitOfWork:
     standings: StandingRepository
     updates: UpdateLog
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        instance: str,
+        lease: timedelta,
+    ) -> None:
         self._sessions = sessions
         self._clock = clock
+        self._instance = instance
+        self._lease = lease
         self._session: AsyncSession | None = None
 
     async def __aenter__(self) -> Self:
@@ -56,7 +69,13 @@ class SqlUnitOfWork:
         self._session = session
         bind = session.bind
         assert bind is not None
-        store = Store(session=session, dialect=bind.dialect.name, now=self._clock.now)
+        store = Store(
+            session=session,
+            dialect=bind.dialect.name,
+            now=self._clock.now,
+            instance=self._instance,
+            lease=self._lease,
+        )
         self.chats = SqlChats(store)
         self.players = SqlPlayers(store)
         self.games = SqlGames(store)
@@ -82,13 +101,27 @@ class SqlUnitOfWork:
         await self._session.commit()
 
 
-def sql_uow_factory(engine: AsyncEngine, clock: Clock | None = None) -> UnitOfWorkFactory:
+def instance_name() -> str:
+    """A name for this process among the instances sharing a database: host, pid, and a few
+    random characters (a restarted process is a new instance; its old claims run out)."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def sql_uow_factory(
+    engine: AsyncEngine,
+    clock: Clock | None = None,
+    *,
+    instance: str | None = None,
+    lease: timedelta = LEASE,
+) -> UnitOfWorkFactory:
     """A ``ports.UnitOfWorkFactory``: each call gives a fresh unit of work on ``engine``.
 
     ``read_only=True`` begins without SQLite's write lock; ``autocommit=True`` begins no
-    transaction at all, for a unit of work that writes with a single statement.
+    transaction at all, for a unit of work that writes with a single statement. ``instance``
+    names this process in outbox claims (one name per process by default).
     """
     moment = clock or SystemClock()
+    name = instance or instance_name()
     sessions = {
         mode: async_sessionmaker(
             engine.execution_options(**{BEGIN: mode}), expire_on_commit=False, autoflush=False
@@ -98,6 +131,6 @@ def sql_uow_factory(engine: AsyncEngine, clock: Clock | None = None) -> UnitOfWo
 
     def make(*, read_only: bool = False, autocommit: bool = False) -> UnitOfWork:
         mode = BEGIN_NONE if autocommit else BEGIN_READ if read_only else BEGIN_WRITE
-        return SqlUnitOfWork(sessions[mode], moment)
+        return SqlUnitOfWork(sessions[mode], moment, name, lease)
 
     return make

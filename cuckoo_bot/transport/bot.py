@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from telegram import (
@@ -14,17 +15,20 @@ from telegram import (
 from telegram.constants import ParseMode
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
 
+from cuckoo_bot.app import dispatch as outbox
 from cuckoo_bot.app import play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
 from cuckoo_bot.transport.delivery import Courier
-from cuckoo_bot.transport.metrics import CountingRequest, Metrics
+from cuckoo_bot.transport.metrics import CountingRequest, MeasuredUpdates, Metrics
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
 from cuckoo_bot.transport.timers import Timers
 
 log = logging.getLogger(__name__)
+
+PRUNE_EVERY = timedelta(minutes=10)  # how often an instance deletes old sent notices
 
 GROUP_COMMANDS = (
     "newgame",
@@ -69,7 +73,7 @@ def build_application(
         .post_init(_post_init)
         # Updates are handled side by side: each press is its own transaction on a locked game
         # row, so a group held back by Telegram's rate limit never stalls the others.
-        .concurrent_updates(32)
+        .concurrent_updates(MeasuredUpdates(metrics, 32))
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
@@ -83,11 +87,21 @@ def build_application(
         if outcome.dispatch:
             await courier.deliver(outcome.dispatch)
 
+    last_prune = deps.clock.now() - PRUNE_EVERY  # the first sweep prunes
+
     async def sweep() -> None:
+        nonlocal last_prune
+        # Any instance fires an expired clock; the game's row lock and deadline make it once.
         for game_id, _ in await play.due(deps):
             await expire(game_id)
+        await courier.renew()
         await courier.sweep()
         budget.forget_idle()
+        if deps.clock.now() - last_prune >= PRUNE_EVERY:
+            last_prune = deps.clock.now()
+            gone = await outbox.prune(deps)
+            if gone:
+                log.info("pruned %s old sent notices", gone)
 
     services = handlers.Services(
         deps=deps,
@@ -103,8 +117,7 @@ def build_application(
 async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """At start: learn our username, register commands, re-arm every deadline, send leftovers."""
     services: handlers.Services = application.bot_data["services"]
-    me = await application.bot.get_me()
-    services.bot_username = me.username or ""
+    services.bot_username = application.bot.username or ""  # learnt by initialize (getMe)
     await _register_commands(application, services.renderer.tr)
     for game_id, deadline in await play.deadlines(services.deps):
         services.timers.arm(game_id, deadline)

@@ -15,6 +15,7 @@ never delays a private chat), then mark what happened in one statement.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
@@ -191,14 +192,28 @@ class Courier:
     async def deliver(self, dispatch: Dispatch) -> int:
         return await self._deliver(dispatch, from_store=False)
 
-    async def drain(self) -> None:
-        """Wait for deliveries under way (at shutdown); later wake-ups are dropped."""
+    async def drain(self, within: float | None = None) -> None:
+        """Wait for deliveries under way (at shutdown); later wake-ups are dropped. After
+        ``within`` seconds the rest is cancelled: what was shown is marked, what was not stays
+        in the outbox for the next instance (nothing is lost, at worst shown again)."""
         self._closing = True
         for handle in self._wakeups.values():
             handle.cancel()
         self._wakeups.clear()
+        loop = asyncio.get_running_loop()
+        until = None if within is None else loop.time() + within
         while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            left = None if until is None else until - loop.time()
+            if left is not None and left <= 0:
+                for task in self._tasks:
+                    task.cancel()
+                await asyncio.gather(*list(self._tasks), return_exceptions=True)
+                break
+            await asyncio.wait(list(self._tasks), timeout=left)
+
+    async def renew(self) -> None:
+        """Keep this instance's claims on the notices it is delivering (from the sweeper)."""
+        await outbox.renew(self.deps, set(self._in_flight))
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -212,23 +227,32 @@ class Courier:
         claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
         self._in_flight |= ids
         results: list[LaneResult] = []
+        started: list[LaneResult] = []  # every lane's result so far, even one cut short
         try:
             context = Context(dispatch)
             by_chat: dict[int, list[Notice]] = {}
             for notice in notices:
                 by_chat.setdefault(notice.chat_id, []).append(notice)
-            results = list(
-                await asyncio.gather(
-                    *(
-                        self._lane(chat, items, context, from_store, claimed)
-                        for chat, items in by_chat.items()
+            try:
+                results = list(
+                    await asyncio.gather(
+                        *(
+                            self._lane(chat, items, context, from_store, claimed, started)
+                            for chat, items in by_chat.items()
+                        )
                     )
                 )
-            )
+            except asyncio.CancelledError:
+                # Shutting down: what was shown is marked (briefly), the rest stays claimable.
+                shown = [d for result in started for d in result.delivered]
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(outbox.mark(self.deps, shown), timeout=2)
+                raise
             delivered = [d for result in results for d in result.delivered]
             await outbox.mark(self.deps, delivered)
             for done in delivered:
-                self._marked[done.notice_id] = None
+                if done.retry_at is None:  # a failed try is taken again later
+                    self._marked[done.notice_id] = None
             while len(self._marked) > 20_000:
                 self._marked.popitem(last=False)
         finally:
@@ -253,6 +277,7 @@ class Courier:
         context: Context,
         from_store: bool,
         claimed: set[int],
+        started: list[LaneResult],
     ) -> LaneResult:
         lock = self._lanes.setdefault(chat_id, asyncio.Lock())
         self._lane_users[chat_id] = self._lane_users.get(chat_id, 0) + 1
@@ -284,6 +309,7 @@ class Courier:
                     lane = _PrivateLane(self, chat_id, context)
                 else:
                     lane = _GroupLane(self, chat_id, context)
+                started.append(lane.result)
                 result = await lane.run(notices)
                 if result.waiting:
                     self._waiting.add(chat_id)
@@ -452,6 +478,29 @@ class _Lane:
         self.finished.add(notice.id)
         self.result.delivered.append(Delivered(notice.id, error=why, tries=0))
 
+    def failed(self, notice: Notice, exc: Exception) -> None:
+        """An error nobody expected (a fault of ours, an answer Telegram does not usually
+        give): this notice is tried again later and given up after a few tries; the notices
+        behind it go on."""
+        if notice.id in self.finished:
+            log.exception("tidying up after notice %s failed", notice.id, exc_info=exc)
+            return
+        self.finished.add(notice.id)
+        done = outbox.failed(notice, f"{type(exc).__name__}: {exc}", self.courier.deps.clock.now())
+        if done.retry_at is None:
+            log.error("notice %s to chat %s: %s", notice.id, self.chat_id, done.error, exc_info=exc)
+        else:
+            log.warning(
+                "notice %s to chat %s failed (try %s), again at %s: %r",
+                notice.id,
+                self.chat_id,
+                notice.attempts + 1,
+                done.retry_at.isoformat(timespec="seconds"),
+                exc,
+                exc_info=exc,
+            )
+        self.result.delivered.append(done)
+
     def refused(self, notice: Notice, why: str) -> None:
         log.warning("notice %s refused: %s", notice.id, why)
         if notice.id in self.finished:
@@ -496,6 +545,8 @@ class _PrivateLane(_Lane):
                 return self.result
             except BadRequest as exc:
                 self.refused(notice, f"bad request: {exc.message}")
+            except Exception as exc:
+                self.failed(notice, exc)
         return self.result
 
     def _live_prompts(self, notice: Notice) -> list[SentMessage]:
@@ -601,9 +652,20 @@ class _GroupLane(_Lane):
     async def run(self, notices: list[Notice]) -> LaneResult:
         steps = self.plan(notices)
         try:
-            await self.retract_old_turns(notices)
+            try:
+                await self.retract_old_turns(notices)
+            except Unreachable:
+                raise
+            except Exception:  # an old ask left in place is no reason to hold the table back
+                log.exception("retracting turns asked in chat %s failed", self.chat_id)
             for step in steps:
-                shown = await self.perform(step)
+                try:
+                    shown = await self.perform(step)
+                except Unreachable:
+                    raise
+                except Exception as exc:
+                    self.failed(step.notice, exc)
+                    continue
                 if shown is None:
                     self.result.deferred = True  # a move mid-round: shown with the next ones
                 elif not shown:

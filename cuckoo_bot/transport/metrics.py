@@ -1,27 +1,114 @@
-"""Counting Bot API calls: every HTTP request the bot makes, by method."""
+"""What the bot counts, for /metrics (prometheus-client) and for the demo and benchmarks: every
+Bot API call and error by method, every update handled by kind and how long it took, and the
+outbox and games as the database tells them when /metrics is read."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Awaitable
 from typing import Any
 
+from prometheus_client import CollectorRegistry, Gauge, Histogram, generate_latest
+from prometheus_client import Counter as PromCounter
+from telegram import Update
+from telegram.ext import SimpleUpdateProcessor
 from telegram.request import HTTPXRequest, RequestData
+
+from cuckoo_bot.app.queries import Vitals
+from cuckoo_bot.transport import logfields
+
+# Telegram's own kinds of update, in the order an update is looked at for its kind.
+UPDATE_KINDS = tuple(Update.ALL_TYPES)
+
+
+def update_kind(update: object) -> str:
+    """``command`` for a message that starts with /, else the update's field (``message``,
+    ``callback_query``, ``my_chat_member``, ...)."""
+    if not isinstance(update, Update):
+        return "other"
+    message = update.message
+    if message is not None and (message.text or "").startswith("/"):
+        return "command"
+    for kind in UPDATE_KINDS:
+        if getattr(update, kind, None) is not None:
+            return kind
+    return "other"
 
 
 class Metrics:
+    """One registry per running bot (tests run several bots in one process)."""
+
     def __init__(self) -> None:
+        self.registry = CollectorRegistry()
         self.api_calls: Counter[str] = Counter()
+        self._calls = PromCounter(
+            "cuckoo_bot_api_calls",
+            "Bot API calls made, by method (getUpdates included).",
+            ["method"],
+            registry=self.registry,
+        )
+        self._errors = PromCounter(
+            "cuckoo_bot_api_errors",
+            "Bot API calls that failed (an error answer or no answer), by method.",
+            ["method"],
+            registry=self.registry,
+        )
+        self._updates = PromCounter(
+            "cuckoo_updates_handled",
+            "Updates from Telegram handled, by kind.",
+            ["kind"],
+            registry=self.registry,
+        )
+        self._latency = Histogram(
+            "cuckoo_update_handling_seconds",
+            "Time from an update's arrival to the end of its handler, by kind.",
+            ["kind"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+            registry=self.registry,
+        )
+        self._backlog = Gauge(
+            "cuckoo_outbox_backlog",
+            "Notices waiting in the outbox to be shown in Telegram.",
+            registry=self.registry,
+        )
+        self._running = Gauge(
+            "cuckoo_games_running", "Games being played now.", registry=self.registry
+        )
+        self._lobbies = Gauge(
+            "cuckoo_games_in_lobby", "Games waiting for players.", registry=self.registry
+        )
+        self._finished = Gauge(
+            "cuckoo_games_finished", "Games played to the end, all time.", registry=self.registry
+        )
 
     def api_call(self, method: str) -> None:
         self.api_calls[method] += 1
+        self._calls.labels(method).inc()
+
+    def api_error(self, method: str) -> None:
+        self._errors.labels(method).inc()
+
+    def handled(self, kind: str, seconds: float) -> None:
+        self._updates.labels(kind).inc()
+        self._latency.labels(kind).observe(seconds)
 
     def total_calls(self, include_polling: bool = False) -> int:
         """Calls made so far; long polling's getUpdates only when asked for."""
         return sum(n for m, n in self.api_calls.items() if include_polling or m != "getUpdates")
 
+    def exposition(self, vitals: Vitals | None) -> bytes:
+        """The Prometheus text format, with the database's figures when it answered."""
+        if vitals is not None:
+            self._backlog.set(vitals.backlog)
+            self._running.set(vitals.running)
+            self._lobbies.set(vitals.lobbies)
+            self._finished.set(vitals.finished)
+        return generate_latest(self.registry)
+
 
 class CountingRequest(HTTPXRequest):
-    """PTB's HTTP client, counting each Bot API call by its method name."""
+    """PTB's HTTP client, counting each Bot API call (and each failed one) by its method."""
 
     def __init__(self, metrics: Metrics, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -37,13 +124,40 @@ class CountingRequest(HTTPXRequest):
         connect_timeout: Any = None,
         pool_timeout: Any = None,
     ) -> tuple[int, bytes]:
-        self.metrics.api_call(url.rsplit("/", 1)[-1])
-        return await super().do_request(
-            url,
-            method,
-            request_data,
-            read_timeout=read_timeout,
-            write_timeout=write_timeout,
-            connect_timeout=connect_timeout,
-            pool_timeout=pool_timeout,
-        )
+        name = url.rsplit("/", 1)[-1]
+        self.metrics.api_call(name)
+        try:
+            code, body = await super().do_request(
+                url,
+                method,
+                request_data,
+                read_timeout=read_timeout,
+                write_timeout=write_timeout,
+                connect_timeout=connect_timeout,
+                pool_timeout=pool_timeout,
+            )
+        except Exception:
+            self.metrics.api_error(name)
+            raise
+        if code >= 400:
+            self.metrics.api_error(name)
+        return code, body
+
+
+class MeasuredUpdates(SimpleUpdateProcessor):
+    """PTB's update processor (up to ``max_concurrent_updates`` side by side), counting each
+    update by kind and timing its handlers, with its chat on every log line it causes."""
+
+    def __init__(self, metrics: Metrics, max_concurrent_updates: int) -> None:
+        super().__init__(max_concurrent_updates)
+        self.metrics = metrics
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        kind = update_kind(update)
+        chat = update.effective_chat if isinstance(update, Update) else None
+        logfields.bind(chat_id=chat.id if chat else None, game_id=None)
+        started = time.perf_counter()
+        try:
+            await coroutine
+        finally:
+            self.metrics.handled(kind, time.perf_counter() - started)

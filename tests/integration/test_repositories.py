@@ -83,7 +83,7 @@ async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkF
         assert await uow.chats.get(CHAT_ID) is None
         assert await uow.players.get(PLAYERS[0].id) is None
         assert await uow.games.get(game.id) is None
-        assert await uow.outbox.pending() == []
+        assert await uow.outbox.claim() == []
         assert await uow.standings.of_player(PLAYERS[0].id, "all") == []
         assert await uow.updates.first_time(1)
 
@@ -131,10 +131,10 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
     ids = [n.id for n in notices]
     assert ids == sorted(ids) and len(set(ids)) == 5
     assert all(n.created_at is not None for n in notices)
-    async with uow_factory(read_only=True) as uow:
-        assert await uow.outbox.pending() == notices  # typed payloads round-trip
-        assert await uow.outbox.pending(limit=2) == notices[:2]
-        assert await uow.outbox.pending(chat_id=player) == [notices[1], notices[4]]
+    async with uow_factory() as uow:
+        assert await uow.outbox.claim() == notices  # typed payloads round-trip
+        assert await uow.outbox.claim(limit=2) == notices[:2]
+        assert await uow.outbox.claim(chat_id=player) == [notices[1], notices[4]]
     async with uow_factory(autocommit=True) as uow:
         await uow.outbox.mark(
             [
@@ -146,7 +146,7 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
         )
         await uow.commit()
     async with uow_factory() as uow:
-        assert await uow.outbox.pending() == [notices[3]]
+        assert await uow.outbox.claim() == [notices[3]]
         sent = await uow.outbox.sent(second.id)
         # The prompt still has keys, and it is the newest message in the player's chat.
         assert [(s.notice.id, s.message_id, s.live_keys, s.newest) for s in sent] == [

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Self
 
 from cuckoo_bot.app.dispatch import Delivered, SentMessage
-from cuckoo_bot.app.model import Chat, Game, LogEntry, Player, Standing
+from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
 from cuckoo_bot.app.notices import Notice, NoticeKind
 from cuckoo_bot.app.ports import ConcurrentUpdate
 
@@ -30,6 +30,7 @@ class World:
     )  # id: (message, keys)
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
+    retry_at: dict[int, datetime] = field(default_factory=dict)  # failed notices: next try
     next_id: int = 1
     commits: int = 0
 
@@ -89,6 +90,12 @@ class FakePlayers:
 
 
 class FakeGames:
+    async def count_by_status(self) -> dict[GameStatus, int]:
+        counts: dict[GameStatus, int] = {}
+        for game in self.w.games.values():
+            counts[game.status] = counts.get(game.status, 0) + 1
+        return counts
+
     def __init__(self, world: World) -> None:
         self.w = world
 
@@ -152,9 +159,23 @@ class FakeOutbox:
             self.w.next_id += 1
             self.w.outbox[notice.id] = notice
 
-    async def pending(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
-        rows = [n for i, n in sorted(self.w.outbox.items()) if i not in self.w.sent]
+    async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
+        # One instance: every notice not sent is this one's, unless it waits for a retry.
+        rows = [
+            n
+            for i, n in sorted(self.w.outbox.items())
+            if i not in self.w.sent and i not in self.w.retry_at
+        ]
         return [n for n in rows if chat_id is None or n.chat_id == chat_id][:limit]
+
+    async def renew(self, ids: Collection[int]) -> None:
+        return None
+
+    async def prune(self, before: datetime) -> int:
+        return 0
+
+    async def backlog(self) -> int:
+        return sum(1 for i in self.w.outbox if i not in self.w.sent)
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         shown = [
@@ -182,6 +203,11 @@ class FakeOutbox:
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
         for d in delivered:
+            if d.retry_at is not None:
+                self.w.retry_at[d.notice_id] = d.retry_at
+                notice = self.w.outbox[d.notice_id]
+                notice.attempts += d.tries
+                continue
             self.w.sent.add(d.notice_id)
             message, _ = self.w.messages.get(d.notice_id, (None, False))
             self.w.messages[d.notice_id] = (d.message_id or message, d.live_keys)

@@ -1,0 +1,140 @@
+"""Starting and stopping the bot, polling or behind a webhook, with a shutdown that ends in time.
+
+Start: the HTTP server first (health and metrics answer while Telegram is still out of reach),
+then PTB (learning the bot's name, which Telegram must answer: retried until it does or a stop
+is asked), start-up work, and the source of updates (the webhook registered, or polling).
+
+Stop (SIGTERM): updates are turned away first; those in hand are finished; deliveries under way
+get a moment, and what they could not send stays in the outbox for the next instance; then PTB
+closes its HTTP client, after the courier no longer needs it. Each step has its share of the
+time, so the process ends within the budget even when Telegram does not answer at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from telegram import Update
+from telegram.error import NetworkError, RetryAfter
+from telegram.ext import Application
+
+from cuckoo_bot.transport.web import Webhook, WebServer
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+STOP_BUDGET = 8.0  # seconds from SIGTERM to exit (container runtimes kill at 10)
+
+
+async def until_answered(work: Callable[[], Awaitable[T]], stop: asyncio.Event, what: str) -> bool:
+    """Call ``work`` until Telegram answers it (True), or until ``stop`` is set (False)."""
+    delay = 1.0
+    while not stop.is_set():
+        try:
+            await work()
+            return True
+        except (NetworkError, RetryAfter) as exc:
+            log.warning("%s: Telegram does not answer (%s); again in %.0f s", what, exc, delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay)
+        delay = min(delay * 2, 30.0)
+    return False
+
+
+class Serving:
+    """One running bot: PTB's application, its source of updates and the HTTP server."""
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        web: WebServer | None = None,
+        webhook: Webhook | None = None,
+        *,
+        poll_timeout: int = 30,
+        poll_interval: float = 0.0,
+        drain: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        self.application = application
+        self.web = web
+        self.webhook = webhook
+        self.poll_timeout = poll_timeout
+        self.poll_interval = poll_interval
+        self.drain = drain
+        self.started = False
+
+    async def start(self, stop: asyncio.Event) -> bool:
+        """Everything up; False if ``stop`` was set before Telegram could be reached."""
+        app = self.application
+        if self.web is not None:
+            await self.web.start()
+        if not await until_answered(app.initialize, stop, "start-up"):
+            return False
+        if app.post_init is not None:
+            post_init = app.post_init
+            if not await until_answered(lambda: post_init(app), stop, "start-up"):
+                return False
+        await app.start()
+        self.started = True
+        if self.webhook is not None:
+            hook = self.webhook
+
+            async def register() -> None:
+                await app.bot.set_webhook(
+                    hook.url,
+                    secret_token=hook.secret,
+                    allowed_updates=Update.ALL_TYPES,
+                    max_connections=40,
+                )
+
+            if not await until_answered(register, stop, "registering the webhook"):
+                return False
+            log.info("webhook registered; updates arrive at %s", hook.path)
+        else:
+            updater = app.updater
+            assert updater is not None
+
+            async def poll() -> None:
+                await updater.start_polling(
+                    allowed_updates=Update.ALL_TYPES,
+                    timeout=self.poll_timeout,
+                    poll_interval=self.poll_interval,
+                )
+
+            if not await until_answered(poll, stop, "starting to poll"):
+                return False
+        return True
+
+    async def stop(self, budget: float = STOP_BUDGET) -> None:
+        """Stop within ``budget`` seconds, whatever Telegram does."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + budget
+
+        async def step(what: str, work: Awaitable[Any], share: float) -> None:
+            left = min(share, deadline - loop.time())
+            try:
+                await asyncio.wait_for(work, max(left, 0.01))
+            except TimeoutError:
+                log.warning("shutdown: %s took too long; going on", what)
+            except Exception:
+                log.exception("shutdown: %s failed; going on", what)
+
+        app = self.application
+        if self.web is not None:
+            self.web.stop_taking()
+        if app.updater is not None and app.updater.running:
+            await step("stopping polling", app.updater.stop(), 2.0)
+        if self.web is not None:
+            await step("finishing the updates in hand", self.web.finish(3.0), 3.0)
+        if self.drain is not None:
+            await step("finishing deliveries", self.drain(2.5), 3.0)
+        if app.running:
+            await step("stopping the bot", app.stop(), 1.5)
+        await step("closing the bot", app.shutdown(), 1.0)
+        if app.post_shutdown is not None:
+            await step("closing the database", app.post_shutdown(app), 1.0)
+        if self.web is not None:
+            await step("closing the HTTP server", self.web.stop(), 1.0)
