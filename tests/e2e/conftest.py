@@ -8,6 +8,7 @@ SIGKILL when a test wants a crash.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -53,6 +54,9 @@ class BotProcess:
             CUCKOO_TURN_TIMEOUT="600",
             CUCKOO_GROUP_RATE="100000",
             CUCKOO_LOG_LEVEL="INFO",
+            # Its own HTTP server on a free port of the loopback (several bots run at once).
+            CUCKOO_LISTEN="127.0.0.1",
+            CUCKOO_PORT="0",
         )
         env.update(self.extra_env)
         return env
@@ -88,6 +92,13 @@ class BotProcess:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+    def http_url(self) -> str:
+        """Where this run's /healthz and /metrics answer (the port it logged at start)."""
+        found = re.findall(r"serving /healthz and /metrics on ([\d.]+):(\d+)", self.log())
+        assert found, self.log()[-2000:]
+        host, port = found[-1]
+        return f"http://{host}:{port}"
 
 
 @pytest.fixture
