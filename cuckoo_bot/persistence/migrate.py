@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 
 from alembic import command
@@ -20,13 +21,23 @@ from cuckoo_bot.persistence.engine import make_engine
 
 logger = logging.getLogger(__name__)
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+# The top-level migrations/ folder, shipped as this package (pyproject.toml's package-dir):
+# found through the import system, it is the same folder in a checkout and in a wheel.
+SCRIPTS_PACKAGE = "cuckoo_bot.migrations"
+
+
+def script_location() -> Path:
+    """The folder holding Alembic's ``env.py`` and ``versions/``."""
+    location = resources.files(SCRIPTS_PACKAGE)
+    if not isinstance(location, Path):  # e.g. a zipped install: Alembic reads real files
+        raise RuntimeError(f"{SCRIPTS_PACKAGE} is not a folder on disk: {location}")
+    return location
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """Alembic's configuration, built in code; ``migrations/env.py`` uses ``connection``."""
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("script_location", str(script_location()))
     config.attributes["connection"] = connection
     return config
 
