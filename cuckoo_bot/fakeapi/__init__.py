@@ -1,10 +1,18 @@
 """A fake Telegram Bot API server for tests, demos and black-box testing.
 
 Start it with `async with FakeBotApi() as server:` and give the bot `server.base_url`.
+Updates reach the bot through getUpdates, or POSTed to its webhook once it calls setWebhook.
 """
 
 from .errors import ApiError
-from .models import CallbackQueryRecord, CallRecord, StoredMessage, User, Version
+from .models import (
+    CallbackQueryRecord,
+    CallRecord,
+    DeliveryRecord,
+    StoredMessage,
+    User,
+    Version,
+)
 from .server import CONTROL_ACTIONS, FakeBotApi
 from .threaded import FakeBotApiThread
 
@@ -13,6 +21,7 @@ __all__ = [
     "ApiError",
     "CallRecord",
     "CallbackQueryRecord",
+    "DeliveryRecord",
     "FakeBotApi",
     "FakeBotApiThread",
     "StoredMessage",

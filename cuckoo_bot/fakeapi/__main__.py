@@ -17,6 +17,15 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--bot-username", default="cuckoo_test_bot")
     parser.add_argument("--no-privacy", action="store_true", help="bot sees all group messages")
     parser.add_argument("--rate-limit", action="store_true", help="enforce Telegram's limits")
+    parser.add_argument(
+        "--webhook-timeout", type=float, default=10.0, help="seconds a webhook has to answer"
+    )
+    parser.add_argument(
+        "--webhook-retry-delay",
+        type=float,
+        default=0.2,
+        help="seconds before an update the webhook did not take is sent again",
+    )
     return parser.parse_args()
 
 
@@ -28,6 +37,8 @@ async def _serve(args: argparse.Namespace) -> None:
         port=args.port,
         privacy_mode=not args.no_privacy,
         rate_limit=args.rate_limit,
+        webhook_timeout=args.webhook_timeout,
+        webhook_retry_delay=args.webhook_retry_delay,
     )
     async with server:
         print(f"base_url {server.base_url}", flush=True)

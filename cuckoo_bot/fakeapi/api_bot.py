@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from .errors import bad_request, conflict
 from .models import JSON
 from .params import Params
 from .registry import handler
 from .state import ALL_UPDATE_TYPES, DEFAULT_UPDATE_TYPES, World
+from .webhook import DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, WebhookConfig
 
 MAX_POLL_TIMEOUT = 50
 _COMMAND = re.compile(r"^[a-z0-9_]{1,32}$")
 _LANGUAGE = re.compile(r"^([a-z]{2})?$")
+_SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]*")
 _SCOPES_WITH_CHAT = ("chat", "chat_administrators", "chat_member")
 
 
@@ -31,6 +35,14 @@ async def get_me(world: World, p: Params) -> JSON:
     }
 
 
+def _set_allowed_updates(world: World, p: Params) -> None:
+    """getUpdates and setWebhook both change which update types the bot receives."""
+    allowed = p.get_json("allowed_updates")
+    if isinstance(allowed, list):
+        wanted = frozenset(str(kind) for kind in allowed) & ALL_UPDATE_TYPES
+        world.allowed_updates = wanted or DEFAULT_UPDATE_TYPES
+
+
 @handler("getUpdates")
 async def get_updates(world: World, p: Params) -> list[JSON]:
     if world.webhook is not None:
@@ -41,10 +53,7 @@ async def get_updates(world: World, p: Params) -> list[JSON]:
     offset = p.get_int("offset")
     limit = min(max(p.get_int("limit") or 100, 1), 100)
     timeout = min(max(p.get_int("timeout") or 0, 0), MAX_POLL_TIMEOUT)
-    allowed = p.get_json("allowed_updates")
-    if isinstance(allowed, list):
-        wanted = frozenset(str(kind) for kind in allowed) & ALL_UPDATE_TYPES
-        world.allowed_updates = wanted or DEFAULT_UPDATE_TYPES
+    _set_allowed_updates(world, p)
     if offset is not None:
         world.confirm(offset)
     # A newer getUpdates ends an older one still waiting, as Telegram does with two pollers.
@@ -58,44 +67,100 @@ async def get_updates(world: World, p: Params) -> list[JSON]:
                 "terminated by other getUpdates request; "
                 "make sure that only one bot instance is running"
             )
+        if world.webhook is not None:
+            raise conflict("terminated by setWebhook request")
         remaining = deadline - asyncio.get_running_loop().time()
         if world.updates or world.closing or remaining <= 0:
             return [update for _, _, update in world.updates[:limit]]
         await world.wait_changed(remaining)
 
 
+def _webhook_config(p: Params) -> WebhookConfig:
+    url = p.get_str("url") or ""
+    parts = urlsplit(url)
+    # Telegram only posts to https:// URLs on ports 443, 80, 88 or 8443. The fake also takes
+    # http:// and any port: tests serve their webhooks over plain HTTP on 127.0.0.1.
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise bad_request("invalid webhook URL specified")
+    secret = p.get_str("secret_token") or ""
+    if len(secret) > 256:
+        raise bad_request("secret token is too long")
+    if not _SECRET_TOKEN.fullmatch(secret):
+        raise bad_request("secret token contains unallowed characters")
+    # Telegram clamps max_connections to 1-100 rather than refusing other values.
+    given = p.get_int("max_connections")
+    connections = DEFAULT_MAX_CONNECTIONS if given is None else given
+    connections = min(max(connections, 1), MAX_CONNECTIONS)
+    # `certificate` (a self-signed public key) is ignored: the fake does not speak TLS.
+    return WebhookConfig(url, secret, connections, p.get_str("ip_address") or "")
+
+
 @handler("setWebhook")
 async def set_webhook(world: World, p: Params) -> bool:
-    url = p.get_str("url") or ""
-    if url and not url.startswith("https://"):
-        raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
-    world.webhook = {"url": url} if url else None
-    allowed = p.get_json("allowed_updates")
-    if isinstance(allowed, list):
-        wanted = frozenset(str(kind) for kind in allowed) & ALL_UPDATE_TYPES
-        world.allowed_updates = wanted or DEFAULT_UPDATE_TYPES
-    if p.get_bool("drop_pending_updates"):
+    """Deliver updates by POSTing them to `url`; an empty url removes the webhook.
+
+    Unlike Telegram, the fake does not try to connect when the webhook is set (a refused
+    connection would fail setWebhook there): tests may register a URL before the bot
+    instances behind it listen. Nor does it limit setWebhook to one call per second.
+    """
+    if not p.get_str("url"):
+        await _remove_webhook(world, p)
+        return True
+    config = _webhook_config(p)
+    _set_allowed_updates(world, p)
+    drop = p.get_bool("drop_pending_updates")
+    if drop:
         world.updates.clear()
+    # Setting the same webhook again (every bot instance does on start) keeps deliveries in
+    # flight and the last error, as Telegram does.
+    if config != world.webhook or drop or not world.delivery.running:
+        await world.delivery.start(config)
     world.changed("webhook")
     return True
 
 
 @handler("deleteWebhook")
 async def delete_webhook(world: World, p: Params) -> bool:
-    world.webhook = None
+    await _remove_webhook(world, p)
+    return True
+
+
+async def _remove_webhook(world: World, p: Params) -> None:
+    """Back to getUpdates; updates not yet delivered stay pending unless dropped."""
+    await world.delivery.remove()
     if p.get_bool("drop_pending_updates"):
         world.updates.clear()
     world.changed("webhook")
-    return True
 
 
 @handler("getWebhookInfo")
 async def get_webhook_info(world: World, p: Params) -> JSON:
-    return {
-        "url": (world.webhook or {}).get("url", ""),
+    config, delivery = world.webhook, world.delivery
+    info: JSON = {
+        "url": config.url if config else "",
         "has_custom_certificate": False,
         "pending_update_count": len(world.updates),
     }
+    if delivery.last_error_date:
+        info["last_error_date"] = delivery.last_error_date
+        info["last_error_message"] = delivery.last_error_message
+    if config is not None:
+        info["max_connections"] = config.max_connections
+        info["ip_address"] = config.ip_address or _ip_address(config.url)
+    if world.allowed_updates != DEFAULT_UPDATE_TYPES:
+        info["allowed_updates"] = sorted(world.allowed_updates)
+    return info
+
+
+def _ip_address(url: str) -> str:
+    """The address a webhook host resolves to, as far as the fake knows without DNS."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return "127.0.0.1"
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return "<unknown>"
 
 
 @handler("logOut")

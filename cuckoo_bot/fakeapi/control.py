@@ -15,6 +15,7 @@ from .models import (
     CallbackQueryRecord,
     CallRecord,
     Chat,
+    DeliveryRecord,
     StoredMessage,
     User,
 )
@@ -348,6 +349,53 @@ class Controls:
             if self.call_count() == before:
                 return
         raise TimeoutError(f"bot still busy after {timeout}s")
+
+    # -- webhook delivery ----------------------------------------------------------------
+
+    def webhook_targets(self, urls: list[str] | None = None) -> None:
+        """Send updates to these URLs in turn instead of the webhook's URL (None: back to it).
+
+        A load balancer in front of several bot instances: each new update goes to the next
+        URL of the list, in the order updates are sent (one chat's updates wait for each
+        other). An update a target does not take (refused connection, timeout, non-2xx
+        answer) goes to the target after it when it is sent again.
+        """
+        self.world.delivery.set_targets(urls)
+
+    def webhook_duplicate(self, every: int) -> None:
+        """Deliver every `every`-th update twice, as Telegram does when it misses an answer.
+
+        Of the updates taken from this call on, every `every`-th is sent again to the target
+        after the one that took it (the same URL when there is only one), once that one
+        answered 2xx and before the chat's next update; it is retried like any other until
+        a target takes it. 0 switches duplicates off.
+        """
+        self.world.delivery.set_duplicate(every)
+
+    def webhook_deliveries(self, update_id: int | None = None) -> list[DeliveryRecord]:
+        """Every POST to a webhook so far (or those of one update), in the order answered."""
+        records = self.world.delivery.records
+        return [r for r in records if update_id is None or r.update_id == update_id]
+
+    def delivered_update_ids(self) -> list[int]:
+        """Ids of the updates a webhook took (2xx), once each, in the order taken."""
+        return list(self.world.delivery.delivered)
+
+    def webhook_pending(self) -> int:
+        """Updates not yet delivered (in flight or waiting) plus duplicates not yet made."""
+        return self.world.delivery.pending()
+
+    async def wait_webhook_idle(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+        """Wait until every update was delivered (duplicates too) and nothing is in flight."""
+        delivery = self.world.delivery
+        try:
+            await self.wait_for(delivery.idle, timeout)
+        except TimeoutError:
+            state = "no webhook is set" if delivery.config is None else "webhook set"
+            raise TimeoutError(
+                f"webhook delivery not idle after {timeout}s ({state}): "
+                f"{delivery.pending()} pending; last error: {delivery.last_error_message!r}"
+            ) from None
 
     # -- internals ---------------------------------------------------------------------
 

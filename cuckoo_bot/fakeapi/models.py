@@ -152,6 +152,25 @@ class CallRecord:
 
 
 @dataclass
+class DeliveryRecord:
+    """One POST of an update to a webhook and how it ended.
+
+    `status` is the HTTP status the webhook answered, or a connection error ("Connection
+    refused", "Read timeout expired", ...) when there was no answer. `duplicate` marks the
+    second delivery of an update made by `webhook_duplicate`.
+    """
+
+    update_id: int
+    url: str
+    status: int | str
+    at: float
+    duplicate: bool = False
+
+    def to_dict(self) -> JSON:
+        return asdict(self)
+
+
+@dataclass
 class CallbackQueryRecord:
     """A button press and what the bot answered to it."""
 

@@ -49,6 +49,12 @@ CONTROL_ACTIONS = frozenset(
         "transcript",
         "wait_for_message",
         "wait_idle",
+        "webhook_targets",
+        "webhook_duplicate",
+        "webhook_deliveries",
+        "delivered_update_ids",
+        "webhook_pending",
+        "wait_webhook_idle",
     }
 )
 
@@ -100,6 +106,9 @@ class FakeBotApi(Controls):
     """A fake Telegram Bot API server on 127.0.0.1 with a test control API.
 
     Use as `async with FakeBotApi() as server:` and point the bot at `server.base_url`.
+    Once the bot calls setWebhook, updates are POSTed to its URL instead; a webhook has
+    `webhook_timeout` seconds to answer an update, and a failed one is sent again after
+    `webhook_retry_delay` seconds.
     """
 
     def __init__(
@@ -115,6 +124,8 @@ class FakeBotApi(Controls):
         strict_ampersand: bool = True,
         callback_query_timeout: float | None = None,
         control_api: bool = True,
+        webhook_timeout: float = 10.0,
+        webhook_retry_delay: float = 0.2,
     ) -> None:
         super().__init__(
             World(
@@ -125,6 +136,8 @@ class FakeBotApi(Controls):
                 rate_limit=rate_limit,
                 strict_ampersand=strict_ampersand,
                 callback_query_timeout=callback_query_timeout,
+                webhook_timeout=webhook_timeout,
+                webhook_retry_delay=webhook_retry_delay,
             )
         )
         self.host = host
@@ -181,11 +194,13 @@ class FakeBotApi(Controls):
         site = web.TCPSite(self._runner, self.host, self._requested_port)
         await site.start()
         self._port = int(self._runner.addresses[0][1])
+        await self.world.delivery.resume()
 
     async def stop(self) -> None:
         # Release long polls first so shutdown does not wait for their timeouts.
         self.world.closing = True
         self.world.changed("closing")
+        await self.world.delivery.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -14,6 +14,7 @@ from .html import parse_html
 from .limits import FloodControl
 from .models import JSON, CallbackQueryRecord, CallRecord, Chat, StoredMessage, User
 from .text import Entity, check_explicit_entities, trim
+from .webhook import WebhookConfig, WebhookDelivery
 
 MAX_TEXT_LENGTH = 4096
 MAX_CAPTION_LENGTH = 1024
@@ -72,6 +73,8 @@ class World:
         rate_limit: bool = False,
         strict_ampersand: bool = True,
         callback_query_timeout: float | None = None,
+        webhook_timeout: float = 10.0,
+        webhook_retry_delay: float = 0.2,
     ) -> None:
         bot_id = int(token.split(":", 1)[0]) if token.split(":", 1)[0].isdigit() else 1
         self.token = token
@@ -92,11 +95,18 @@ class World:
         self.next_query = 1
         self.bot_commands: dict[tuple[str, str], list[JSON]] = {}
         self.bot_texts: dict[tuple[str, str], str] = {}  # (field, language) -> value
-        self.webhook: JSON | None = None
+        self.delivery = WebhookDelivery(
+            self, request_timeout=webhook_timeout, retry_delay=webhook_retry_delay
+        )
         self.poll_generation = 0
         self.closing = False
         self.listeners: list[Listener] = []
         self._changed = asyncio.Event()
+
+    @property
+    def webhook(self) -> WebhookConfig | None:
+        """The webhook setWebhook registered; None while the bot polls."""
+        return self.delivery.config
 
     # -- change notification -------------------------------------------------
 
