@@ -189,5 +189,7 @@ def configure_logging(level: str, secrets: Sequence[str] = (), fmt: str = "text"
     )
     for handler in logging.getLogger().handlers:
         handler.setFormatter(formatter)
-    # httpx logs every request URL, and a Bot API URL contains the token.
+    # httpx logs every request URL, and a Bot API URL contains the token; the scheduler logs
+    # every run of the sweeper.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)

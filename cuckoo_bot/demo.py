@@ -90,11 +90,17 @@ class TableDriver:
         await self.say(creator, "/newgame")
         await self.fake.wait_for(self.lobby, wait)
         taps = [(user, "1:j:") for user in players] + [(creator, "1:b:")] * computers
+        opened = 0
         for user, kind in [*taps, (creator, "1:g:")]:
             lobby = self.lobby()
             assert lobby is not None
+            opened = lobby.message_id
             data = next(d for d in lobby.callback_datas if d.startswith(kind))
             await self.press(user, lobby, data, wait)
+        # Started once the first round's table is up (an earlier game's end is not this one's).
+        await self.fake.wait_for(
+            lambda: (table := self.table()) is not None and table.message_id > opened, wait
+        )
 
     def lobby_text(self) -> str | None:
         """The lobby message's text, also once it has no keys left (started, cancelled)."""

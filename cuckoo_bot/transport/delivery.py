@@ -45,6 +45,7 @@ from cuckoo_bot.app.notices import (
     Notice,
     NoticeKind,
     PromptNote,
+    RoundResult,
     TableView,
     TurnView,
 )
@@ -569,6 +570,25 @@ class _PrivateLane(_Lane):
         self.context.remember(cleared)
         self.result.shown.append(cleared)
 
+    async def _clear_all(
+        self,
+        prompts: list[SentMessage],
+        prev: RoundResult | None,
+        game: Game,
+        lang: str,
+        notice: Notice,
+    ) -> None:
+        """Take the keys off earlier prompts. The newest prompt of the round that just ended
+        says how it ended; any older one (a prompt another instance sent, learnt of late) only
+        loses its keys, so no message tells a round that is not its own."""
+        told = next(
+            (p for p in reversed(prompts) if prev is not None and p.notice.round == prev.round),
+            None,
+        )
+        for old in prompts:
+            shown = self.courier.renderer.result(prev, game, lang) if old is told else None
+            await self._clear(old, shown, notice)
+
     async def deal(self, notice: Notice, game: Game) -> None:
         note = notice.payload
         assert isinstance(note, DealNote)
@@ -588,8 +608,7 @@ class _PrivateLane(_Lane):
         await self._send(
             notice, render.deal(note, game, self.context.players, lang, with_result=False)
         )
-        for old in prompts:
-            await self._clear(old, render.result(note.prev, game, lang), notice)
+        await self._clear_all(prompts, note.prev, game, lang, notice)
 
     async def prompt(self, notice: Notice, game: Game) -> None:
         note = notice.payload
@@ -612,8 +631,7 @@ class _PrivateLane(_Lane):
             self.done(notice, prompts[-1].message_id, rendered.keyboard)
             return
         await self._send(notice, rendered)
-        for old in prompts:
-            await self._clear(old, render.result(note.prev, game, lang), notice)
+        await self._clear_all(prompts, note.prev, game, lang, notice)
 
     async def close(self, notice: Notice, game: Game) -> None:
         note = notice.payload
