@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import time
 from collections.abc import Callable
 
@@ -64,9 +65,77 @@ async def test_health_metrics_and_json_logs(
     assert TOKEN not in bot.log() and TOKEN.split(":")[1] not in bot.log()
 
 
-async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
-    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+SECRET = "operations-secret_0123456789"
+
+
+def webhook_env(port: int) -> dict[str, str]:
+    return {
+        "CUCKOO_WEBHOOK_URL": "https://bot.example.org/tg/updates",
+        "CUCKOO_WEBHOOK_SECRET": SECRET,
+        "CUCKOO_PORT": str(port),
+    }
+
+
+async def test_webhook_mode_serves_updates_health_and_turns_away_a_wrong_secret(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver
 ) -> None:
+    port = free_port()
+    fake.webhook_targets([f"http://127.0.0.1:{port}/tg/updates"])
+    bot = make_bot(**webhook_env(port))
+    await bot.start()
+    await fake.wait_for(lambda: fake.call_count("setWebhook") >= 1, 30)
+    info = fake.calls("setWebhook")[-1].params
+    assert info["url"] == "https://bot.example.org/tg/updates" and info["secret_token"] == SECRET
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))  # through the webhook, not polling
+    assert fake.call_count("getUpdates") == 0
+    await fake.wait_idle(quiet=0.5, timeout=15)
+    calls = fake.call_count()
+
+    forged = {
+        "update_id": 999_999,
+        "message": {
+            "message_id": 1,
+            "date": 0,
+            "text": "/cancel",
+            "chat": {"id": GROUP, "type": "supergroup", "title": "x"},
+            "from": {"id": ANN, "is_bot": False, "first_name": "Ann"},
+        },
+    }
+    url = f"http://127.0.0.1:{port}/tg/updates"
+    async with aiohttp.ClientSession() as http:
+        for headers in ({}, {"X-Telegram-Bot-Api-Secret-Token": "wrong"}):
+            async with http.post(url, json=forged, headers=headers) as answer:
+                assert answer.status == 403
+    await asyncio.sleep(0.5)
+    assert fake.call_count() == calls  # nothing was handled, nothing was said
+    lobby = table.lobby()
+    assert lobby is not None and lobby.button_data("Join")  # the forged /cancel did nothing
+
+    status, text = await get(f"http://127.0.0.1:{port}/healthz")
+    assert status == 200 and json.loads(text)["status"] == "ok"
+    figures = samples((await get(f"http://127.0.0.1:{port}/metrics"))[1])
+    assert figures['cuckoo_updates_handled_total{kind="callback_query"}'] >= 3
+    assert "cuckoo_games_in_lobby" in figures
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("mode", ["polling", "webhook"])
+async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver, mode: str
+) -> None:
+    env: dict[str, str] = {}
+    if mode == "webhook":
+        port = free_port()
+        fake.webhook_targets([f"http://127.0.0.1:{port}/tg/updates"])
+        env = webhook_env(port)
+    bot = make_bot(**env)
+    await bot.start()
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
     await fake.stop()  # Telegram is gone: polls and sends fail from now on
@@ -75,7 +144,7 @@ async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
     assert process is not None and process.poll() is None
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
-    while process.poll() is None and time.monotonic() - started < 15:
+    while process.poll() is None and time.monotonic() - started < 15:  # noqa: ASYNC110
         await asyncio.sleep(0.05)
     took = time.monotonic() - started
     assert process.poll() is not None, "the bot was still running 15 s after SIGTERM"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Self
 
+from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.dispatch import Delivered, SentMessage
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
 from cuckoo_bot.app.notices import Notice, NoticeKind
@@ -150,8 +151,9 @@ class FakeGames:
 
 
 class FakeOutbox:
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, now: Callable[[], datetime]) -> None:
         self.w = world
+        self.now = now
 
     async def add_many(self, notices: Sequence[Notice]) -> None:
         for notice in notices:
@@ -161,10 +163,11 @@ class FakeOutbox:
 
     async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
         # One instance: every notice not sent is this one's, unless it waits for a retry.
+        now = self.now()
         rows = [
             n
             for i, n in sorted(self.w.outbox.items())
-            if i not in self.w.sent and i not in self.w.retry_at
+            if i not in self.w.sent and self.w.retry_at.get(i, now) <= now
         ]
         return [n for n in rows if chat_id is None or n.chat_id == chat_id][:limit]
 
@@ -263,25 +266,27 @@ class FakeUpdates:
 class FakeUnitOfWorkFactory:
     """``ports.UnitOfWorkFactory`` over one in-memory world (every mode behaves the same)."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, clock: Clock | None = None) -> None:
         self.world = world
+        self.clock = clock or FakeClock()
 
     def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
-        return FakeUnitOfWork(self.world)
+        return FakeUnitOfWork(self.world, self.clock.now)
 
 
 class FakeUnitOfWork:
     """Works on a deep copy of the world; commit swaps it in, so a missing commit loses all."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, now: Callable[[], datetime]) -> None:
         self._world = world
+        self._now = now
 
     async def __aenter__(self) -> Self:
         self._draft = copy.deepcopy(self._world)
         self.chats = FakeChats(self._draft)
         self.players = FakePlayers(self._draft)
         self.games = FakeGames(self._draft)
-        self.outbox = FakeOutbox(self._draft)
+        self.outbox = FakeOutbox(self._draft, self._now)
         self.standings = FakeStandings(self._draft)
         self.updates = FakeUpdates(self._draft)
         return self

@@ -15,7 +15,9 @@ from telegram.ext import Defaults, ExtBot
 
 from cuckoo_bot.app import lobby, play
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import Chat, GameStatus, Player
+from cuckoo_bot.app.dispatch import MAX_TRIES
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
+from cuckoo_bot.app.notices import DealNote, NoticeKind
 from cuckoo_bot.demo import TableDriver
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.fakeapi import FakeBotApi
@@ -23,7 +25,7 @@ from cuckoo_bot.fakeapi.limits import GROUP_MESSAGES_PER_MINUTE
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
-from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.render import Players, Rendered, Renderer
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "777:courier-test-token-0123456789"
@@ -40,7 +42,7 @@ class Table:
         fake.world.clock = lambda: self.clock.now().timestamp()
         self.world = World()
         self.deps = Deps(
-            uow=FakeUnitOfWorkFactory(self.world),
+            uow=FakeUnitOfWorkFactory(self.world, self.clock),
             rng=random.Random(players),
             clock=self.clock,
             turn_timeout=60,
@@ -233,3 +235,48 @@ async def test_a_game_cancelled_mid_round_tells_every_player_and_leaves_no_live_
     for person in table.people:  # the one asked and those still waiting to be asked
         last = fake.last_message(person.id, from_bot=True)
         assert last is not None and "cancelled" in (last.text or ""), fake.transcript(person.id)
+
+
+class FlakyDeals(Renderer):
+    """Rendering the first card dealt fails ``failures`` times (a fault nobody expected), then
+    works; the other cards render as usual."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__(Translator())
+        self.failures = failures
+        self.victim: DealNote | None = None
+
+    def deal(
+        self, note: DealNote, game: Game, players: Players, lang: str, with_result: bool
+    ) -> Rendered:
+        self.victim = self.victim or note
+        if note == self.victim and self.failures > 0:
+            self.failures -= 1
+            raise KeyError("a fault while rendering")
+        return super().deal(note, game, players, lang, with_result)
+
+
+@pytest.mark.parametrize("failures", [1, MAX_TRIES])
+async def test_a_notice_that_fails_is_tried_again_later_or_given_up_and_never_holds_others(
+    fake: FakeBotApi, bot: Bot, failures: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = Table(fake, bot, players=3, rate=1000)
+    table.courier.renderer = FlakyDeals(failures)
+    await table.start()
+    (failed,) = table.world.retry_at  # one deal failed; everything else of the start went out
+    notice = table.world.outbox[failed]
+    assert notice.kind is NoticeKind.DEAL
+    unsent = [i for i in table.world.outbox if i not in table.world.sent]
+    assert unsent == [failed]
+    assert table.driver.card_of(notice.chat_id) is None
+    assert all(table.driver.card_of(p.id) for p in table.people if p.id != notice.chat_id)
+
+    for _ in range(MAX_TRIES + 1):  # the sweeper's later runs
+        table.clock.advance(seconds=400)
+        await table.courier.sweep()
+        await table.courier.drain()
+    if failures < MAX_TRIES:
+        assert failed in table.world.sent and table.driver.card_of(notice.chat_id)
+    else:
+        assert failed in table.world.sent and table.driver.card_of(notice.chat_id) is None
+        assert f"gave up after {MAX_TRIES} tries: KeyError" in caplog.text

@@ -1,0 +1,102 @@
+"""The command line as an operator meets it: a missing or malformed setting is one line naming
+the variable, with exit status 2, before anything starts; ``healthcheck`` asks the running
+bot's /healthz."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+from aiohttp import web
+
+from cuckoo_bot.__main__ import main
+
+TOKEN = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    for name in list(os.environ):
+        if name.startswith("CUCKOO_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(str(tmp_path))  # no .env file of the developer's
+
+
+@pytest.mark.parametrize(
+    ("env", "named", "words"),
+    [
+        ({}, "CUCKOO_BOT_TOKEN", "is not set"),
+        ({"CUCKOO_BOT_TOKEN": "nonsense"}, "CUCKOO_BOT_TOKEN", "does not look like"),
+        (
+            {"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_WEBHOOK_URL": "https://bot.example.org/tg"},
+            "CUCKOO_WEBHOOK_SECRET",
+            "is not set",
+        ),
+        (
+            {
+                "CUCKOO_BOT_TOKEN": TOKEN,
+                "CUCKOO_WEBHOOK_URL": "https://bot.example.org/tg",
+                "CUCKOO_WEBHOOK_SECRET": "has spaces and ümlauts",
+            },
+            "CUCKOO_WEBHOOK_SECRET",
+            "A-Z, a-z, 0-9, _ and -",
+        ),
+        ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_WEBHOOK_URL": "bot.example.org"}, "WEBHOOK_URL", ""),
+        ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PORT": "99999"}, "CUCKOO_PORT", "65535"),
+        ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_LOG_FORMAT": "xml"}, "CUCKOO_LOG_FORMAT", "json"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_it_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    env: dict[str, str],
+    named: str,
+    words: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert named in err.upper() and words in err, err
+    assert TOKEN not in err
+
+
+def test_a_database_that_cannot_be_reached_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(
+        "CUCKOO_DATABASE_URL", "postgresql+asyncpg://cuckoo:hunter2@127.0.0.1:9/nowhere"
+    )
+    assert main(["migrate"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("cuckoo-bot: CUCKOO_DATABASE_URL"), err
+    assert "hunter2" not in err
+
+
+async def test_healthcheck_asks_the_bot_on_its_port(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = 200
+
+    async def healthz(request: web.Request) -> web.Response:
+        return web.json_response(
+            {"status": "ok" if answer == 200 else "unavailable"}, status=answer
+        )
+
+    app = web.Application()
+    app.router.add_get("/healthz", healthz)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = int(runner.addresses[0][1])
+    try:
+        monkeypatch.setenv("CUCKOO_PORT", str(port))
+        assert await asyncio.to_thread(main, ["healthcheck"]) == 0
+        answer = 503
+        assert await asyncio.to_thread(main, ["healthcheck"]) == 1
+    finally:
+        await runner.cleanup()
+    assert await asyncio.to_thread(main, ["healthcheck"]) == 1  # nothing listens any more
+    assert "unhealthy" in capsys.readouterr().err
