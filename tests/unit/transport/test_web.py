@@ -107,9 +107,10 @@ async def test_a_wrong_or_missing_secret_gets_403_and_changes_nothing(
 ) -> None:
     assert await post(f"{running.url}/tg/hook", command(11, "/start"), secret) == 403
     assert running.fake.call_count("sendMessage") == 0
-    assert 'cuckoo_updates_handled_total{kind="command"}' not in (
-        await get(f"{running.url}/metrics")
-    )[1]
+    assert (
+        'cuckoo_updates_handled_total{kind="command"}'
+        not in (await get(f"{running.url}/metrics"))[1]
+    )
 
 
 async def test_what_is_not_an_update_gets_400(running: Running) -> None:
