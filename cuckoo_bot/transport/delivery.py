@@ -49,6 +49,7 @@ from cuckoo_bot.app.notices import (
     TableView,
     TurnView,
 )
+from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Rendered, Renderer, group_language
 
@@ -280,6 +281,7 @@ class Courier:
         claimed: set[int],
         started: list[LaneResult],
     ) -> LaneResult:
+        logfields.bind(chat_id=chat_id, game_id=notices[0].game_id if notices else None)
         lock = self._lanes.setdefault(chat_id, asyncio.Lock())
         self._lane_users[chat_id] = self._lane_users.get(chat_id, 0) + 1
         lane: _Lane | None = None

@@ -33,6 +33,7 @@ from cuckoo_bot.app.model import Chat, Player
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.delivery import Courier, player_of
 from cuckoo_bot.transport.render import Renderer
 from cuckoo_bot.transport.timers import Timers
@@ -426,6 +427,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     except cb.BadCallback:
         await query.answer(s.renderer.popup(lang, Reply("unknown_button")))
         return
+    chat = update.effective_chat
+    logfields.bind(chat_id=chat.id if chat else None, game_id=data.game or None)
     outcome: Outcome
     if data.kind in cb.MOVES:
         outcome = await play.act(
