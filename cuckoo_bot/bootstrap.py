@@ -96,7 +96,7 @@ def build(
         webhook,
         poll_timeout=poll_timeout,
         poll_interval=0.0,
-        drain=application.bot_data["services"].courier.drain,
+        drain=application.bot_data["services"].drain,
     )
     return Runtime(
         settings=settings,

@@ -20,10 +20,12 @@ from cuckoo_bot.app import play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
+from cuckoo_bot.transport.admission import FairUpdates
 from cuckoo_bot.transport.delivery import Courier
-from cuckoo_bot.transport.metrics import CountingRequest, MeasuredUpdates, Metrics
+from cuckoo_bot.transport.metrics import CountingRequest, Metrics
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.replies import Replies
 from cuckoo_bot.transport.timers import Timers
 
 log = logging.getLogger(__name__)
@@ -71,9 +73,9 @@ def build_application(
             )
         )
         .post_init(_post_init)
-        # Updates are handled side by side: each press is its own transaction on a locked game
-        # row, so a group held back by Telegram's rate limit never stalls the others.
-        .concurrent_updates(MeasuredUpdates(metrics, 32))
+        # Updates are handled side by side (each press is its own transaction on a locked game
+        # row), a few per chat at most, so no chat's flood or rate limit holds back the others.
+        .concurrent_updates(FairUpdates(metrics, 32))
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
@@ -107,6 +109,7 @@ def build_application(
         deps=deps,
         renderer=renderer,
         courier=courier,
+        replies=Replies(application.bot, budget, courier.saw),
         timers=Timers(application.job_queue, expire, sweep),
     )
     application.bot_data["services"] = services

@@ -36,6 +36,7 @@ from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.delivery import Courier, player_of
 from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.replies import Answer, Replies
 from cuckoo_bot.transport.timers import Timers
 
 log = logging.getLogger(__name__)
@@ -50,8 +51,14 @@ class Services:
     deps: Deps
     renderer: Renderer
     courier: Courier
+    replies: Replies
     timers: Timers
     bot_username: str = ""
+
+    async def drain(self, within: float | None = None) -> None:
+        """At shutdown: deliveries under way get ``within`` seconds; waiting answers go."""
+        await self.replies.close()
+        await self.courier.drain(within)
 
     def deep_link(self, payload: str) -> str:
         return f"https://t.me/{self.bot_username}?start={payload}"
@@ -91,16 +98,11 @@ async def _say(
     keyboard: InlineKeyboardMarkup | None = None,
 ) -> None:
     """Answer in the chat (and forum topic) the update came from. A group's answer is counted
-    in the group's budget, so the game's table waits for it rather than exceed the limit."""
+    in the group's budget; when it is spent, the answer waits in the group's own queue."""
     message = update.effective_message
     if message is None:
         return
-    if message.chat.type in GROUP_TYPES:
-        s.courier.budget.spend(message.chat.id)
-    reply = await message.reply_text(
-        text, reply_markup=keyboard, message_thread_id=thread_of(update), do_quote=False
-    )
-    s.courier.saw(message.chat.id, reply.message_id)  # a deal must not edit above it
+    await s.replies.say(Answer(message.chat.id, thread_of(update), text, keyboard))
 
 
 async def _after(s: Services, outcome: Outcome) -> None:

@@ -4,19 +4,15 @@ outbox and games as the database tells them when /metrics is read."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
-from collections.abc import Awaitable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Gauge, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
 from telegram import Update
-from telegram.ext import SimpleUpdateProcessor
 from telegram.request import HTTPXRequest, RequestData
 
 from cuckoo_bot.app.queries import Vitals
-from cuckoo_bot.transport import logfields
 
 # Telegram's own kinds of update, in the order an update is looked at for its kind.
 UPDATE_KINDS = tuple(Update.ALL_TYPES)
@@ -142,22 +138,3 @@ class CountingRequest(HTTPXRequest):
         if code >= 400:
             self.metrics.api_error(name)
         return code, body
-
-
-class MeasuredUpdates(SimpleUpdateProcessor):
-    """PTB's update processor (up to ``max_concurrent_updates`` side by side), counting each
-    update by kind and timing its handlers, with its chat on every log line it causes."""
-
-    def __init__(self, metrics: Metrics, max_concurrent_updates: int) -> None:
-        super().__init__(max_concurrent_updates)
-        self.metrics = metrics
-
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        kind = update_kind(update)
-        chat = update.effective_chat if isinstance(update, Update) else None
-        logfields.bind(chat_id=chat.id if chat else None, game_id=None)
-        started = time.perf_counter()
-        try:
-            await coroutine
-        finally:
-            self.metrics.handled(kind, time.perf_counter() - started)

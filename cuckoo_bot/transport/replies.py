@@ -1,0 +1,96 @@
+"""Answers to commands, queued per chat: a group's answer goes at once while the group's budget
+allows a call, otherwise it waits in that group's own queue (never in a handler), a few at
+most, the same text once. A private chat's answer goes at once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import TelegramError
+
+from cuckoo_bot.transport.pacing import GroupBudget
+
+log = logging.getLogger(__name__)
+
+QUEUED = 3  # answers one group may have waiting; more are dropped (the group is flooding)
+
+
+@dataclass(frozen=True)
+class Answer:
+    chat_id: int
+    thread_id: int | None
+    text: str
+    keyboard: InlineKeyboardMarkup | None = None
+
+
+class Replies:
+    def __init__(self, bot: Bot, budget: GroupBudget, saw: Callable[[int, int], None]) -> None:
+        self.bot = bot
+        self.budget = budget
+        self.saw = saw  # a private chat's newest message (a deal must not edit above it)
+        self._queues: dict[int, deque[Answer]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = False
+
+    async def say(self, answer: Answer) -> None:
+        chat = answer.chat_id
+        if chat > 0:
+            await self._send(answer)
+            return
+        queue = self._queues.get(chat)
+        if queue is None and self.budget.take(chat):
+            await self._send(answer)
+            return
+        if queue is None:
+            queue = self._queues[chat] = deque()
+            self._spawn(chat, queue)
+        if any(waiting.text == answer.text for waiting in queue):
+            return  # the same answer already waits: once is enough
+        if len(queue) >= QUEUED:
+            log.warning("chat %s: an answer dropped, %s already wait for the budget", chat, QUEUED)
+            return
+        queue.append(answer)
+
+    async def close(self) -> None:
+        """At shutdown: answers still waiting are dropped (they answered a moment long gone)."""
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _spawn(self, chat: int, queue: deque[Answer]) -> None:
+        task = asyncio.get_running_loop().create_task(self._drain(chat, queue))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drain(self, chat: int, queue: deque[Answer]) -> None:
+        try:
+            while queue and not self._closing:
+                wait = self.budget.next_free(chat)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if self.budget.take(chat):
+                    await self._send(queue.popleft())
+        finally:
+            self._queues.pop(chat, None)
+
+    async def _send(self, answer: Answer) -> None:
+        try:
+            message = await self.bot.send_message(
+                answer.chat_id,
+                answer.text,
+                reply_markup=answer.keyboard,
+                message_thread_id=answer.thread_id,
+            )
+        except TelegramError as exc:
+            if answer.chat_id > 0:
+                raise  # a private answer that fails is the handler's to report
+            log.info("chat %s: an answer was not delivered: %s", answer.chat_id, exc)
+            return
+        self.saw(answer.chat_id, message.message_id)
