@@ -42,7 +42,9 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
-async def _run(url: str | URL, operation: Callable[[Config], object]) -> None:
+async def _run(
+    url: str | URL, operation: Callable[[Config], object], *, prove_writable: bool = False
+) -> None:
     # Foreign keys off while tables are rebuilt (SQLite), checked as a whole before commit.
     engine = make_engine(url, foreign_keys=False)
     try:
@@ -52,6 +54,12 @@ async def _run(url: str | URL, operation: Callable[[Config], object]) -> None:
                 broken = (await connection.exec_driver_sql("PRAGMA foreign_key_check")).all()
                 if broken:
                     raise RuntimeError(f"the migration broke foreign keys: {broken[:5]}")
+            if prove_writable:
+                # An up-to-date database needs no write to migrate: one that cannot be written
+                # (a read-only file or role) would start fine and fail every move. Said now.
+                await connection.exec_driver_sql(
+                    "UPDATE alembic_version SET version_num = version_num"
+                )
     finally:
         await engine.dispose()
 
@@ -69,12 +77,17 @@ async def upgrade(url: str | URL, revision: str = "head") -> None:
     except ArgumentError as exc:
         raise DatabaseUnusable(f"not a database URL: {exc}") from exc
     try:
-        await _run(url, lambda config: command.upgrade(config, revision))
+        await _run(url, lambda config: command.upgrade(config, revision), prove_writable=True)
     except ValueError as exc:  # an unsupported scheme, from ``make_engine``
         raise DatabaseUnusable(str(exc)) from exc
     except (OSError, TimeoutError, DBAPIError) as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        raise DatabaseUnusable(f"cannot use {shown}: {reason[0] if reason else exc!r}") from exc
+        parsed = make_url(url)
+        where = shown
+        if parsed.get_backend_name() == "sqlite" and parsed.database:
+            where = "the file " + parsed.database.removeprefix("file:").split("?")[0]
+        said = reason[0].strip("'\" ") if reason else repr(exc)
+        raise DatabaseUnusable(f"cannot use {where}: {said}") from exc
 
 
 async def downgrade(url: str | URL, revision: str) -> None:

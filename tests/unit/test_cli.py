@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -100,3 +101,23 @@ async def test_healthcheck_asks_the_bot_on_its_port(
         await runner.cleanup()
     assert await asyncio.to_thread(main, ["healthcheck"]) == 1  # nothing listens any more
     assert "unhealthy" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["migrate", "run"])
+def test_a_read_only_database_is_one_line_naming_the_file_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    command: str,
+) -> None:
+    path = tmp_path / "cuckoo.db"
+    monkeypatch.setenv("CUCKOO_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("CUCKOO_DATABASE_URL", f"sqlite+aiosqlite:///{path}")
+    assert main(["migrate"]) == 0  # up to date: migrating again would write nothing
+    capsys.readouterr()
+    # The same file opened read-only (tests run as any user, root included, so not chmod).
+    monkeypatch.setenv("CUCKOO_DATABASE_URL", f"sqlite+aiosqlite:///file:{path}?mode=ro&uri=true")
+    assert main([command]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]  # after ``run``'s start-up log
+    said = f"cannot use the file {path}: attempt to write a readonly database"
+    assert last == f"cuckoo-bot: CUCKOO_DATABASE_URL: {said}"
