@@ -118,6 +118,10 @@ class LaneResult:
     waiting: bool = False  # notices left for a later run; later ones must wait behind them
     deferred: bool = False  # an update that can wait was left for a later run
     shown: list[SentMessage] = field(default_factory=list)  # messages sent or edited
+    flushed: int = 0  # ``delivered[:flushed]`` are marked already (before a wait)
+
+    def unmarked(self) -> list[Delivered]:
+        return self.delivered[self.flushed :]
 
 
 class Courier:
@@ -246,13 +250,13 @@ class Courier:
                 )
             except asyncio.CancelledError:
                 # Shutting down: what was shown is marked (briefly), the rest stays claimable.
-                shown = [d for result in started for d in result.delivered]
+                shown = [d for result in started for d in result.unmarked()]
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(outbox.mark(self.deps, shown), timeout=2)
                 raise
-            delivered = [d for result in results for d in result.delivered]
+            delivered = [d for result in results for d in result.unmarked()]
             await outbox.mark(self.deps, delivered)
-            for done in delivered:
+            for done in (d for result in results for d in result.delivered):
                 if done.retry_at is None:  # a failed try is taken again later
                     self._marked[done.notice_id] = None
             while len(self._marked) > 20_000:
@@ -556,6 +560,11 @@ class _PrivateLane(_Lane):
         return self.context.live_of(notice, NoticeKind.PROMPT)
 
     async def _send(self, notice: Notice, rendered: Rendered) -> None:
+        if self.courier.pacer.delay(self.chat_id) > 0 and self.result.unmarked():
+            # About to wait for the chat's pace: what this lane showed is marked first, so a
+            # crash during the wait cannot send it again (a statement only when a lane waits).
+            await outbox.mark(self.courier.deps, self.result.unmarked())
+            self.result.flushed = len(self.result.delivered)
         await self.courier.pacer.wait(self.chat_id)
         message = await self.courier.send(notice, rendered)
         self.courier.pacer.sent(self.chat_id)

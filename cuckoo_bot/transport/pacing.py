@@ -74,15 +74,18 @@ class PrivatePacer:
         self.interval = interval
         self._last: dict[int, float] = {}
 
+    def delay(self, chat_id: int) -> float:
+        """Seconds a new message to ``chat_id`` must wait now (0: it may go)."""
+        last = self._last.get(chat_id)
+        if self.interval <= 0 or last is None:
+            return 0.0
+        return max(0.0, last + self.interval - asyncio.get_running_loop().time())
+
     async def wait(self, chat_id: int) -> None:
         """Wait until a new message to ``chat_id`` keeps the pace; call ``sent`` after it."""
-        if self.interval <= 0:
-            return
-        last = self._last.get(chat_id)
-        if last is not None:
-            delay = last + self.interval - asyncio.get_running_loop().time()
-            if delay > 0:
-                await asyncio.sleep(delay)
+        delay = self.delay(chat_id)
+        if delay > 0:
+            await asyncio.sleep(delay)
 
     def sent(self, chat_id: int) -> None:
         """A message reached ``chat_id`` (counted from Telegram's answer, which comes after

@@ -5,6 +5,7 @@ player's private chat already shows the card the store says they hold."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 
@@ -13,12 +14,13 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
-from cuckoo_bot.app import lobby, play
+from cuckoo_bot.app import dispatch, lobby, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import MAX_TRIES
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
-from cuckoo_bot.app.notices import DealNote, NoticeKind
+from cuckoo_bot.app.notices import CloseNote, DealNote, Notice, NoticeKind
 from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.fakeapi.limits import GROUP_MESSAGES_PER_MINUTE
@@ -280,3 +282,32 @@ async def test_a_notice_that_fails_is_tried_again_later_or_given_up_and_never_ho
     else:
         assert failed in table.world.sent and table.driver.card_of(notice.chat_id) is None
         assert f"gave up after {MAX_TRIES} tries: KeyError" in caplog.text
+
+
+async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A crash while a private lane waits for its pace would otherwise send again what it had
+    already shown: it is marked in the store before the wait."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    game = table.world.games[game_id]
+    player = table.people[1].id
+    courier = Courier(
+        table.deps, bot, Renderer(Translator()), table.courier.budget, PrivatePacer(30)
+    )
+    notices = [
+        Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id),
+        Notice(NoticeKind.CLOSE, player, CloseNote("cancelled"), game_id),
+    ]
+    async with table.deps.uow() as uow:
+        batch = await dispatch.prepare(uow, game, notices)
+        await uow.commit()
+    table.clock.advance(5)  # Telegram's own pace for the chat (the fake's clock) is kept
+    before = len(fake.dm(player))
+    delivering = asyncio.create_task(courier.deliver(batch))
+    await fake.wait_for(lambda: len(fake.dm(player)) > before, 10)
+    await asyncio.sleep(0.2)  # the second waits 30 s for the chat's pace
+    assert notices[0].id in table.world.sent and notices[1].id not in table.world.sent
+    delivering.cancel()
+    await asyncio.gather(delivering, return_exceptions=True)
