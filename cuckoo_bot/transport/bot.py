@@ -32,21 +32,6 @@ log = logging.getLogger(__name__)
 
 PRUNE_EVERY = timedelta(minutes=10)  # how often an instance deletes old sent notices
 
-GROUP_COMMANDS = (
-    "newgame",
-    "join",
-    "leave",
-    "startgame",
-    "cancel",
-    "leaderboard",
-    "history",
-    "rules",
-    "settings",
-    "language",
-    "help",
-)
-PRIVATE_COMMANDS = ("start", "stats", "rules", "language", "help")
-
 
 def build_application(
     token: str,
@@ -131,26 +116,15 @@ async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> 
 async def _register_commands(
     application: Application[Any, Any, Any, Any, Any, Any], tr: Translator
 ) -> None:
-    descriptions = {
-        "newgame": "cmd_newgame",
-        "join": "cmd_join",
-        "leave": "cmd_leave",
-        "startgame": "cmd_startgame",
-        "cancel": "cmd_cancel",
-        "leaderboard": "cmd_leaderboard",
-        "history": "cmd_history",
-        "rules": "cmd_rules",
-        "settings": "cmd_settings",
-        "language": "cmd_language",
-        "help": "cmd_help",
-        "start": "cmd_start",
-        "stats": "cmd_stats",
-    }
     for language in LANGUAGES:
         code = None if language == "en" else language
-        for scope, names in (
-            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
-            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+        for scope, menu in (
+            (BotCommandScopeAllGroupChats(), handlers.GROUP),
+            (BotCommandScopeAllPrivateChats(), handlers.PRIVATE),
         ):
-            commands = [BotCommand(name, tr.t(language, descriptions[name])) for name in names]
+            commands = [
+                BotCommand(c.name, tr.t(language, c.description_key))
+                for c in handlers.COMMANDS
+                if menu in c.menus
+            ]
             await application.bot.set_my_commands(commands, scope=scope, language_code=code)

@@ -1,0 +1,153 @@
+"""PTB handlers, by area: a handler parses the update, calls one use case and answers; what
+the use case queued is delivered after the commit. This module registers them: the commands
+(one table, also the command menus) and the keys (one table, by the key's kind)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import logfields
+from cuckoo_bot.transport.delivery import player_of
+from cuckoo_bot.transport.handlers import info, league, lobby, membership, play, settings
+from cuckoo_bot.transport.handlers.common import (
+    KeyHandler,
+    Press,
+    Services,
+    after,
+    language_of,
+    players_named,
+    say,
+    services,
+)
+
+__all__ = ["COMMANDS", "KEYS", "Command", "Services", "install"]
+
+log = logging.getLogger(__name__)
+
+GROUP, PRIVATE = "group", "private"
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    handler: Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+    menus: tuple[str, ...]  # the command menus it is listed in (its description: cmd_<name>)
+
+    @property
+    def description_key(self) -> str:
+        return f"cmd_{self.name}"
+
+
+# Every command, in menu order. A group command typed in a private chat is answered with where
+# it works (``group_command``).
+COMMANDS = (
+    Command("newgame", lobby.cmd_newgame, (GROUP,)),
+    Command("join", lobby.cmd_join, (GROUP,)),
+    Command("leave", lobby.cmd_leave, (GROUP,)),
+    Command("startgame", lobby.cmd_startgame, (GROUP,)),
+    Command("cancel", lobby.cmd_cancel, (GROUP,)),
+    Command("leaderboard", league.cmd_leaderboard, (GROUP,)),
+    Command("history", league.cmd_history, (GROUP,)),
+    Command("start", lobby.cmd_start, (PRIVATE,)),
+    Command("stats", league.cmd_stats, (PRIVATE,)),
+    Command("rules", info.cmd_rules, (GROUP, PRIVATE)),
+    Command("settings", settings.cmd_settings, (GROUP,)),
+    Command("language", settings.cmd_language, (GROUP, PRIVATE)),
+    Command("help", info.cmd_help, (GROUP, PRIVATE)),
+)
+
+# Every key, by its kind (``callbacks.py``).
+KEYS: dict[str, KeyHandler] = {
+    **{kind: play.move_key for kind in cb.MOVES},
+    cb.MY_CARD: play.my_card_key,
+    cb.JOIN: lobby.join_key,
+    cb.AGAIN: lobby.again_key,
+    cb.LEAVE: lobby.leave_key,
+    cb.COMPUTER: lobby.computer_key,
+    cb.START: lobby.start_key,
+    cb.CANCEL: lobby.cancel_key,
+    cb.SETTING: settings.setting_key,
+    cb.LANGUAGE: settings.language_key,
+}
+
+
+async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    query = update.callback_query
+    if query is None:
+        return
+    lang = await language_of(s, update)
+    try:
+        data = cb.decode(query.data)
+    except cb.BadCallback:
+        await query.answer(s.renderer.popup(lang, Reply("unknown_button")))
+        return
+    chat = update.effective_chat
+    logfields.bind(chat_id=chat.id if chat else None, game_id=data.game or None)
+    press = Press(update, context, s, lang, player_of(query.from_user), data)
+    handler = KEYS.get(data.kind)
+    outcome = await handler(press) if handler else Outcome(reply=Reply("unknown_button"))
+    if outcome is None:
+        return  # answered by the key's handler
+    reply = outcome.reply
+    text = s.renderer.popup(press.lang, reply, await players_named(s, reply)) if reply else None
+    try:
+        await query.answer(text, show_alert=bool(reply and reply.alert))
+    except TelegramError as exc:  # an answer after Telegram's deadline: the move still counts
+        log.info("callback answer failed: %s", exc)
+    await after(s, outcome)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Nothing goes unanswered: whoever pressed or typed hears to try again in a moment (the
+    move was not made: its transaction never committed). The next update starts afresh."""
+    log.error("error while handling an update", exc_info=context.error)
+    if not isinstance(update, Update):
+        return
+    s = services(context)
+    chat = update.effective_chat
+    lang = "en"
+    try:
+        lang = await language_of(s, update)
+    except Exception:  # the database may be what failed: answer in English then
+        log.debug("no language for the answer", exc_info=True)
+    text = s.renderer.reply(lang, Reply("try_again"))
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(s.renderer.popup(lang, Reply("try_again")))
+        elif update.effective_message is not None and chat is not None:
+            await say(s, update, text)
+    except TelegramError as exc:
+        log.info("could not answer after an error: %s", exc)
+
+
+def install(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Register every handler. Commands work with ``@botname`` too (PTB matches it)."""
+    for command in COMMANDS:
+        # Edited messages are not commands again: an edited old /leave must not resign twice.
+        application.add_handler(
+            CommandHandler(command.name, command.handler, filters.UpdateType.MESSAGE)
+        )
+    application.add_handler(CallbackQueryHandler(on_button))
+    application.add_handler(
+        ChatMemberHandler(membership.on_my_membership, ChatMemberHandler.MY_CHAT_MEMBER)
+    )
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, membership.on_migrate))
+    application.add_error_handler(on_error)

@@ -1,0 +1,202 @@
+"""What every handler shares: the services, answering in the chat an update came from, the
+language to answer in, and the few Bot API questions a handler asks (admin, member, reachable)."""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Chat as TgChat
+from telegram import ChatMember, InlineKeyboardMarkup, Update
+from telegram.constants import ChatType
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import ContextTypes
+
+from cuckoo_bot.app import chats, queries
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import Chat, Player
+from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.replies import Answer, Replies
+from cuckoo_bot.transport.timers import Timers
+
+log = logging.getLogger(__name__)
+
+GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
+Context = ContextTypes.DEFAULT_TYPE
+
+
+@dataclass
+class Services:
+    """What the handlers share; built once by the composition root."""
+
+    deps: Deps
+    renderer: Renderer
+    courier: Courier
+    replies: Replies
+    timers: Timers
+    bot_username: str = ""
+
+    async def drain(self, within: float | None = None) -> None:
+        """At shutdown: deliveries under way get ``within`` seconds; waiting answers go."""
+        await self.replies.close()
+        await self.courier.drain(within)
+
+    def deep_link(self, payload: str) -> str:
+        return f"https://t.me/{self.bot_username}?start={payload}"
+
+
+def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
+    found = context.bot_data["services"]
+    assert isinstance(found, Services)
+    return found
+
+
+def chat_of(chat: TgChat) -> Chat:
+    return Chat(id=chat.id, title=chat.title or "")
+
+
+def thread_of(update: Update) -> int | None:
+    message = update.effective_message
+    if message is not None and message.is_topic_message:
+        return message.message_thread_id
+    return None
+
+
+async def language_of(s: Services, update: Update) -> str:
+    """Groups speak the group's language; private chats the user's."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is not None and chat.type in GROUP_TYPES:
+        return await queries.group_language(s.deps, chat.id)
+    if user is not None:
+        return await queries.player_language(s.deps, user.id, user.language_code)
+    return "en"
+
+
+async def say(
+    s: Services,
+    update: Update,
+    text: str,
+    keyboard: InlineKeyboardMarkup | None = None,
+) -> None:
+    """Answer in the chat (and forum topic) the update came from. A group's answer is counted
+    in the group's budget; when it is spent, the answer waits in the group's own queue."""
+    message = update.effective_message
+    if message is None:
+        return
+    await s.replies.say(Answer(message.chat.id, thread_of(update), text, keyboard))
+
+
+async def after(s: Services, outcome: Outcome) -> None:
+    """After the commit: arm the game's timer and deliver what the move queued."""
+    if outcome.game_id is not None and outcome.deadline is not None:
+        s.timers.arm(outcome.game_id, outcome.deadline)
+    s.courier.dispatch(outcome.dispatch)
+
+
+async def reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
+    if outcome.reply is not None:
+        players = await players_named(s, outcome.reply)
+        await say(s, update, s.renderer.reply(lang, outcome.reply, players))
+    await after(s, outcome)
+
+
+async def players_named(s: Services, reply: Reply) -> dict[int, Player]:
+    pid = reply.params.get("player")
+    if not isinstance(pid, int):
+        return {}
+    return await queries.players(s.deps, [pid])
+
+
+async def is_member(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status not in (ChatMember.LEFT, ChatMember.BANNED)
+
+
+async def is_admin(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int, update: Update | None = None
+) -> bool:
+    message = update.effective_message if update is not None else None
+    if (
+        message is not None
+        and message.sender_chat is not None
+        and message.sender_chat.id == chat_id
+    ):
+        return True  # an anonymous admin, posting as the group itself
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+
+async def reachable(
+    context: ContextTypes.DEFAULT_TYPE, s: Services, user: Player, lang: str
+) -> bool:
+    """Can the bot write to ``user`` privately? Known yes, or a greeting gets through."""
+    if await chats.reachable(s.deps, user.id):
+        return True
+    try:
+        greeting = await context.bot.send_message(
+            user.id, s.renderer.tr.t(lang, "welcome", name=player_name(user))
+        )
+    except Forbidden:
+        return False
+    s.courier.saw(user.id, greeting.message_id)
+    await chats.set_reachable(s.deps, user, True)
+    return True
+
+
+def player_name(player: Player) -> str:
+    return html.escape(player.display_name)
+
+
+def group_command(func: Any) -> Any:
+    """Run in groups; in a private chat, say where the command works instead of staying silent."""
+
+    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        s = services(context)
+        chat = update.effective_chat
+        if chat is None or update.effective_user is None:
+            return
+        lang = await language_of(s, update)
+        if chat.type not in GROUP_TYPES:
+            await say(s, update, s.renderer.tr.t(lang, "group_only"))
+            return
+        await func(update, context, s, lang)
+
+    wrapper.__name__ = func.__name__
+    return wrapper
+
+
+@dataclass
+class Press:
+    """A key pressed: who, on which message, with what data; ``lang`` is the answer's."""
+
+    update: Update
+    context: Context
+    s: Services
+    lang: str
+    user: Player
+    data: Any  # callbacks.Callback
+
+    @property
+    def query(self) -> Any:
+        return self.update.callback_query
+
+    @property
+    def chat_id(self) -> int:
+        """The chat the key was pressed in (0: an inline message, no chat)."""
+        message = self.query.message if self.query is not None else None
+        return message.chat.id if message is not None else 0
+
+
+# A key's handler: the use case's outcome to answer with, or None when it answered itself.
+KeyHandler = Callable[[Press], Awaitable[Outcome | None]]

@@ -1,0 +1,36 @@
+"""Help and the rules, in any chat."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from cuckoo_bot.app import chats
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.transport.handlers.common import (
+    GROUP_TYPES,
+    chat_of,
+    language_of,
+    say,
+    services,
+)
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await language_of(s, update)
+    chat = update.effective_chat
+    key = "help_group" if chat is not None and chat.type in GROUP_TYPES else "help_private"
+    await say(s, update, s.renderer.tr.t(lang, key))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await language_of(s, update)
+    chat = update.effective_chat
+    if chat is not None and chat.type in GROUP_TYPES:
+        stored = await chats.chat_settings(s.deps, chat_of(chat))
+        text = s.renderer.rules(lang, stored.rules, stored.turn_timeout or s.deps.turn_timeout)
+    else:
+        text = s.renderer.rules(lang, HouseRules(), s.deps.turn_timeout)
+    await say(s, update, text)

@@ -1,0 +1,182 @@
+"""The lobby: open, join (by command, key or private link), leave, add computer seats, start,
+cancel, and play again."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from cuckoo_bot.app import chats, lobby, queries
+from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.transport.delivery import player_of
+from cuckoo_bot.transport.handlers.common import (
+    Press,
+    Services,
+    after,
+    chat_of,
+    group_command,
+    is_admin,
+    is_member,
+    language_of,
+    player_name,
+    reachable,
+    reply,
+    say,
+    services,
+    thread_of,
+)
+
+
+@group_command
+async def cmd_newgame(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    user = player_of(update.effective_user)
+    outcome = await lobby.open_lobby(
+        s.deps, chat_of(update.effective_chat), user, thread_of(update), update.update_id
+    )
+    await reply(update, s, lang, outcome)
+
+
+@group_command
+async def cmd_join(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    game_id = await queries.open_game_id(s.deps, update.effective_chat.id)
+    if game_id is None:
+        await say(s, update, s.renderer.reply(lang, Reply("no_lobby")))
+        return
+    user = player_of(update.effective_user)
+    if not await reachable(context, s, user, lang):
+        link = s.deep_link(chats.join_payload(game_id))
+        keys = InlineKeyboardMarkup(
+            [[InlineKeyboardButton(s.renderer.tr.t(lang, "btn_open_private"), url=link)]]
+        )
+        await say(s, update, s.renderer.reply(lang, Reply("need_private")), keys)
+        return
+    outcome = await lobby.join(
+        s.deps, game_id, user, update.update_id, chat_id=update.effective_chat.id
+    )
+    await reply(update, s, lang, outcome)
+
+
+@group_command
+async def cmd_leave(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    outcome = await lobby.leave(
+        s.deps, update.effective_chat.id, player_of(update.effective_user), update.update_id
+    )
+    await reply(update, s, lang, outcome)
+
+
+@group_command
+async def cmd_startgame(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    chat_id, user = update.effective_chat.id, player_of(update.effective_user)
+    admin = await is_admin(context, chat_id, user.id, update)
+    await reply(update, s, lang, await lobby.start(s.deps, chat_id, user, admin, update.update_id))
+
+
+@group_command
+async def cmd_cancel(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    chat_id, user = update.effective_chat.id, player_of(update.effective_user)
+    admin = await is_admin(context, chat_id, user.id, update)
+    await reply(
+        update,
+        s,
+        lang,
+        await lobby.cancel(s.deps, chat_id, user, admin, update_id=update.update_id),
+    )
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    lang = await language_of(s, update)
+    if chat.type != ChatType.PRIVATE:
+        await say(s, update, s.renderer.tr.t(lang, "help_group"))
+        return
+    payload = context.args[0] if context.args else ""
+    player = player_of(user)
+    game_id = chats.join_link_game(payload)
+    if game_id is not None:
+        # A join link works only for members of that game's group: ids are easy to guess.
+        chat_id = await chats.chat_of_game(s.deps, game_id)
+        if chat_id is None or not await is_member(context, chat_id, user.id):
+            await chats.private_start(s.deps, player, "", update.update_id)
+            await say(s, update, s.renderer.reply(lang, Reply("not_member")))
+            return
+    outcome = await chats.private_start(s.deps, player, payload, update.update_id)
+    if outcome.reply is not None and outcome.reply.code == "welcome":
+        await say(s, update, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
+        await after(s, outcome)
+        return
+    await reply(update, s, lang, outcome)
+
+
+async def join_key(press: Press) -> Outcome | None:
+    s, user = press.s, press.user
+    if not await reachable(press.context, s, user, press.lang):
+        await chats.set_reachable(s.deps, user, False)
+        await press.query.answer(
+            s.renderer.popup(press.lang, Reply("need_private")),
+            url=s.deep_link(chats.join_payload(press.data.game)),
+        )
+        return None
+    return await lobby.join(
+        s.deps, press.data.game, user, press.update.update_id, chat_id=press.chat_id
+    )
+
+
+async def again_key(press: Press) -> Outcome | None:
+    s, user = press.s, press.user
+    able = await reachable(press.context, s, user, press.lang)
+    outcome = await lobby.play_again(
+        s.deps, press.data.game, press.chat_id, user, able, press.update.update_id
+    )
+    if not able and outcome.reply and outcome.reply.code == "need_private":
+        assert outcome.game_id is not None
+        await press.query.answer(
+            s.renderer.popup(press.lang, outcome.reply),
+            url=s.deep_link(chats.join_payload(outcome.game_id)),
+        )
+        await after(s, outcome)
+        return None
+    return outcome
+
+
+async def leave_key(press: Press) -> Outcome | None:
+    return await lobby.leave(press.s.deps, press.chat_id, press.user, press.update.update_id)
+
+
+async def computer_key(press: Press) -> Outcome | None:
+    # Admin rights are asked in the chat the key was pressed in; the use case refuses a key
+    # whose game is not that chat's.
+    admin = await is_admin(press.context, press.chat_id, press.user.id)
+    return await lobby.add_computer(
+        press.s.deps, press.data.game, press.chat_id, press.user, admin, press.update.update_id
+    )
+
+
+async def start_key(press: Press) -> Outcome | None:
+    admin = await is_admin(press.context, press.chat_id, press.user.id)
+    return await lobby.start(press.s.deps, press.chat_id, press.user, admin, press.update.update_id)
+
+
+async def cancel_key(press: Press) -> Outcome | None:
+    admin = await is_admin(press.context, press.chat_id, press.user.id)
+    return await lobby.cancel(
+        press.s.deps, press.chat_id, press.user, admin, update_id=press.update.update_id
+    )

@@ -1,0 +1,115 @@
+"""A group's house rules and language, and a player's language: commands and keys."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from cuckoo_bot.app import chats
+from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.transport.delivery import player_of
+from cuckoo_bot.transport.handlers.common import (
+    GROUP_TYPES,
+    Press,
+    Services,
+    chat_of,
+    group_command,
+    is_admin,
+    language_of,
+    say,
+    services,
+)
+
+log = logging.getLogger(__name__)
+
+
+@group_command
+async def cmd_settings(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
+) -> None:
+    assert update.effective_chat and update.effective_user
+    if not await is_admin(context, update.effective_chat.id, update.effective_user.id, update):
+        await say(s, update, s.renderer.reply(lang, Reply("not_admin")))
+        return
+    chat = await chats.chat_settings(s.deps, chat_of(update.effective_chat))
+    rendered = s.renderer.settings(lang, chat, s.deps.turn_timeout)
+    await say(s, update, rendered.text, rendered.keyboard)
+
+
+async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    s = services(context)
+    lang = await language_of(s, update)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    if context.args:
+        choice = context.args[0]
+        if chat.type in GROUP_TYPES:
+            if not await is_admin(context, chat.id, user.id, update):
+                await say(s, update, s.renderer.reply(lang, Reply("not_admin")))
+                return
+            outcome = await chats.set_language(s.deps, chat_of(chat), choice)
+        else:
+            outcome = await chats.set_player_language(s.deps, player_of(user), choice)
+        new_lang = outcome.reply.params.get("language", lang) if outcome.reply else lang
+        if outcome.reply is not None:
+            await say(s, update, s.renderer.reply(new_lang, outcome.reply))
+        return
+    rendered = s.renderer.languages(lang)
+    await say(s, update, rendered.text, rendered.keyboard)
+
+
+async def setting(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str, arg: str
+) -> Outcome:
+    query = update.callback_query
+    chat = update.effective_chat
+    assert query is not None
+    if chat is None or not await is_admin(context, chat.id, query.from_user.id):
+        return Outcome(reply=Reply("not_admin"))
+    name, _, raw = arg.partition("=")
+    value: Any = raw
+    if name in ("lives", "max_players"):
+        if not raw.isdigit() or len(raw) > 4:  # a forged key: answer, change nothing
+            return Outcome(reply=Reply("invalid_setting", {"name": name, "detail": raw[:20]}))
+        value = int(raw)
+    elif name in ("kings_block", "double_cut", "fast_turns"):
+        value = raw == "1"
+    outcome = await chats.change_setting(s.deps, chat_of(chat), name, value, update.update_id)
+    stored = await chats.chat_settings(s.deps, chat_of(chat))
+    rendered = s.renderer.settings(lang, stored, s.deps.turn_timeout)
+    if query.message is not None:
+        s.courier.budget.spend(chat.id)
+        try:
+            await query.edit_message_text(rendered.text, reply_markup=rendered.keyboard)
+        except TelegramError as exc:
+            log.info("settings message not edited: %s", exc)
+    return outcome
+
+
+async def language_button(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, code: str
+) -> Outcome:
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return Outcome()
+    if chat.type in GROUP_TYPES:
+        if not await is_admin(context, chat.id, user.id):
+            return Outcome(reply=Reply("not_admin"))
+        return await chats.set_language(s.deps, chat_of(chat), code, update.update_id)
+    return await chats.set_player_language(s.deps, player_of(user), code)
+
+
+async def setting_key(press: Press) -> Outcome | None:
+    return await setting(press.update, press.context, press.s, press.lang, press.data.arg)
+
+
+async def language_key(press: Press) -> Outcome | None:
+    outcome = await language_button(press.update, press.context, press.s, press.data.arg)
+    if outcome.reply and outcome.reply.code == "language_set":
+        press.lang = press.data.arg  # the answer comes in the language just chosen
+    return outcome
