@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
 from cuckoo_bot.config import Settings, SettingsError
 from cuckoo_bot.persistence.migrate import DatabaseUnusable
 
@@ -33,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
         "--players", type=int, default=4, help="players at the table, 3..20 (default 4)"
     )
     demo.add_argument(
-        "--lang", default="en", choices=("en", "es", "fr"), help="language (default en)"
+        "--lang", default="en", choices=SUPPORTED_LANGUAGES, help="language (default en)"
     )
     demo.add_argument("--seed", type=int, default=None, help="seed the shuffle to replay a demo")
     return parser

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from cuckoo_bot.config import Settings
 from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.serving import Serving
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 CARD = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
-MOVE_KINDS = ("k", "s", "c")
+MOVE_KINDS = tuple(cb.MOVES)
 
 
 def rank_of(label: str) -> int:

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch, people, prepare
 from cuckoo_bot.app.league import record_result
-from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player
-from cuckoo_bot.app.notices import Notices, is_computer
+from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player, is_computer
+from cuckoo_bot.app.notices import Notices
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.domain.actions import Action, Deal, PlayerId, Resign

@@ -8,8 +8,8 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
-from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, supported_language
-from cuckoo_bot.app.notices import LobbyView, is_computer
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, is_computer, supported_language
+from cuckoo_bot.app.notices import LobbyView
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.domain.actions import PlayerId

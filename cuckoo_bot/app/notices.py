@@ -15,7 +15,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from cuckoo_bot.app.model import RatingChange
+from cuckoo_bot.app.model import MOVE_NAMES, RatingChange, is_computer
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.cards import Card
@@ -38,11 +38,6 @@ from cuckoo_bot.domain.events import (
     Swapped,
 )
 from cuckoo_bot.domain.state import Act, GameState, Phase
-
-
-def is_computer(player: PlayerId) -> bool:
-    """Computer seats have negative ids; Telegram users never do."""
-    return player < 0
 
 
 class NoticeKind(Enum):
@@ -481,7 +476,7 @@ class Notices:
             turn=state.turn,
             card=rnd.card_of(actor),
             lives=state.lives(actor),
-            options=tuple(type(a).__name__.lower() for a in legal_actions(state)),
+            options=tuple(MOVE_NAMES[type(a)] for a in legal_actions(state)),
             target=None if rnd.actor_is_dealer else rnd.order[rnd.position + 1],
             cuts_made=rnd.cuts_made,
             news=news,

@@ -9,9 +9,9 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import people
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
 from cuckoo_bot.app.lobby import first_time, lobby_deadline
-from cuckoo_bot.app.model import GameStatus
+from cuckoo_bot.app.model import MOVES, GameStatus
 from cuckoo_bot.app.results import Outcome, Reply, refused
-from cuckoo_bot.domain.actions import Cut, Keep, PlayerId, Swap, Timeout, TurnAction
+from cuckoo_bot.domain.actions import PlayerId, Timeout
 from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -23,8 +23,6 @@ from cuckoo_bot.domain.events import (
     Swapped,
 )
 from cuckoo_bot.domain.state import GameState, Phase
-
-MOVES: dict[str, type[TurnAction]] = {"keep": Keep, "swap": Swap, "cut": Cut}
 
 
 def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:

@@ -63,7 +63,7 @@ async def personal_stats(deps: Deps, player_id: int) -> dict[str, Standing | Non
     return {"season": mine.get(season), "all": mine.get(ALL_TIME)}
 
 
-async def group_language(deps: Deps, chat_id: int) -> str:
+async def chat_language(deps: Deps, chat_id: int) -> str:
     """A group speaks one language: its own, or English until a lobby or /language sets it."""
     async with deps.uow(read_only=True) as uow:
         chat = await uow.chats.get(chat_id)

@@ -161,12 +161,6 @@ def _remove_idle(state: GameState, events: list[Event]) -> GameState:
     return _settle_if_one_left(state, events)
 
 
-def upcoming_order(state: GameState) -> tuple[PlayerId, ...]:
-    """The turn order the next deal will use (idle players still to be removed included)."""
-    dealer = state.dealer if state.seat(state.dealer).active else _next_active(state, state.dealer)
-    return _turn_order(state, dealer)
-
-
 def _turn_order(state: GameState, dealer: PlayerId) -> tuple[PlayerId, ...]:
     order: list[PlayerId] = []
     player = dealer

@@ -10,11 +10,12 @@ from typing import Any
 
 from babel.messages.pofile import read_po
 
+from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
 from cuckoo_bot.i18n.messages import MESSAGES
 
 LOCALES = Path(__file__).parent / "locales"
 DOMAIN = "cuckoo"
-LANGUAGES = ("en", "es", "fr")
+LANGUAGES = SUPPORTED_LANGUAGES
 log = logging.getLogger(__name__)
 
 

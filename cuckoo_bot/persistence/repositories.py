@@ -33,7 +33,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from cuckoo_bot.app.dispatch import Delivered, SentMessage
-from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
+from cuckoo_bot.app.model import (
+    Chat,
+    Game,
+    GameStatus,
+    LogEntry,
+    Player,
+    Standing,
+    is_computer,
+)
 from cuckoo_bot.app.notices import Notice, NoticeKind
 from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.domain.actions import Deal, PlayerId
@@ -342,7 +350,7 @@ class SqlGames:
                         "seat": seat,
                         "lives": lives,
                         "eliminated_in_round": out,
-                        "is_computer": player < 0,
+                        "is_computer": is_computer(player),
                     }
                     for seat, (player, lives, out) in enumerate(wanted)
                 ],

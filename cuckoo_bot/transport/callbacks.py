@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cuckoo_bot.app import model
+
 VERSION = "1"
 MAX_BYTES = 64
 
 # One letter per button kind.
 KEEP, SWAP, CUT = "k", "s", "c"
-MOVES = {KEEP: "keep", SWAP: "swap", CUT: "cut"}
+MOVES = {KEEP: model.KEEP, SWAP: model.SWAP, CUT: model.CUT}  # key kind: the move's name
+MOVE_KEYS = {name: kind for kind, name in MOVES.items()}  # the move's name: key kind
 JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD, AGAIN = "j", "l", "g", "b", "x", "m", "a"
 SETTING, LANGUAGE = "o", "t"
 GAME_BUTTONS = {JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD, AGAIN}

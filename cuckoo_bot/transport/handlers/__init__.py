@@ -21,6 +21,7 @@ from telegram.ext import (
     filters,
 )
 
+from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport import logfields
@@ -118,7 +119,12 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Nothing goes unanswered: whoever pressed or typed hears to try again in a moment (the
     move was not made: its transaction never committed). The next update starts afresh."""
-    log.error("error while handling an update", exc_info=context.error)
+    if isinstance(context.error, ConcurrentUpdate):
+        # Another instance (or a timeout) changed the game between our read and our write;
+        # nothing was written. Expected now and then: no traceback.
+        log.warning("the game changed meanwhile: %s", context.error)
+    else:
+        log.error("error while handling an update", exc_info=context.error)
     if not isinstance(update, Update):
         return
     s = services(context)

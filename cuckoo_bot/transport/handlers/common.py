@@ -71,7 +71,7 @@ async def language_of(s: Services, update: Update) -> str:
     """Groups speak the group's language; private chats the user's."""
     chat, user = update.effective_chat, update.effective_user
     if chat is not None and chat.type in GROUP_TYPES:
-        return await queries.group_language(s.deps, chat.id)
+        return await queries.chat_language(s.deps, chat.id)
     if user is not None:
         return await queries.player_language(s.deps, user.id, user.language_code)
     return "en"

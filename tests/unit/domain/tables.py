@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from cuckoo_bot.domain.actions import Deal, Keep
 from cuckoo_bot.domain.cards import FULL_DECK, Card
-from cuckoo_bot.domain.engine import Result, apply, new_game, upcoming_order
+from cuckoo_bot.domain.engine import Result, apply, new_game
+from cuckoo_bot.domain.events import RoundDealt
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState
 
@@ -50,5 +51,8 @@ def deal(state: GameState, holding: dict[int, str], others: str = "10H") -> Resu
     spare = iter(
         c.code for c in FULL_DECK if c.rank >= card(others).rank and c.code not in holding.values()
     )
-    hands = [holding.get(p) or next(spare) for p in upcoming_order(state)]
+    # The order this deal will use, as the engine tells it: deal once, read it, deal again.
+    _, trial = apply(state, Deal(stacked_deck([c.code for c in FULL_DECK])))
+    order = next(e.order for e in trial if isinstance(e, RoundDealt))
+    hands = [holding.get(p) or next(spare) for p in order]
     return apply(state, Deal(stacked_deck(hands)))
