@@ -25,7 +25,6 @@ from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport import logfields
-from cuckoo_bot.transport.delivery import player_of
 from cuckoo_bot.transport.handlers import info, league, lobby, membership, play, settings
 from cuckoo_bot.transport.handlers.common import (
     KeyHandler,
@@ -33,6 +32,7 @@ from cuckoo_bot.transport.handlers.common import (
     Services,
     after,
     language_of,
+    player_of,
     players_named,
     say,
     services,

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from telegram import Chat as TgChat
-from telegram import ChatMember, InlineKeyboardMarkup, Update
+from telegram import ChatMember, InlineKeyboardMarkup, Update, User
 from telegram.constants import ChatType
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import Chat, Player
+from cuckoo_bot.app.model import Chat, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.render import Renderer
@@ -200,3 +200,14 @@ class Press:
 
 # A key's handler: the use case's outcome to answer with, or None when it answered itself.
 KeyHandler = Callable[[Press], Awaitable[Outcome | None]]
+
+
+def player_of(user: User) -> Player:
+    """A ``telegram.User`` as the app's player (names refreshed on every sight)."""
+    return Player(
+        id=user.id,
+        first_name=user.first_name,
+        last_name=user.last_name,
+        username=user.username,
+        language=supported_language(user.language_code),
+    )

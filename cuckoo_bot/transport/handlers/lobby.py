@@ -9,7 +9,6 @@ from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, lobby, queries
 from cuckoo_bot.app.results import Outcome, Reply
-from cuckoo_bot.transport.delivery import player_of
 from cuckoo_bot.transport.handlers.common import (
     Press,
     Services,
@@ -20,6 +19,7 @@ from cuckoo_bot.transport.handlers.common import (
     is_member,
     language_of,
     player_name,
+    player_of,
     reachable,
     reply,
     say,

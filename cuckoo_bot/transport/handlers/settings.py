@@ -11,7 +11,6 @@ from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats
 from cuckoo_bot.app.results import Outcome, Reply
-from cuckoo_bot.transport.delivery import player_of
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
     Press,
@@ -20,6 +19,7 @@ from cuckoo_bot.transport.handlers.common import (
     group_command,
     is_admin,
     language_of,
+    player_of,
     say,
     services,
 )

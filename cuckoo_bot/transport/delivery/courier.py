@@ -1,0 +1,303 @@
+"""The courier: shows committed notices in Telegram, each chat in its own lane.
+
+One loop for every batch, whether a press hands it over or it is read back from the outbox:
+split the notices by chat, run each chat's lane side by side (a group held back by its budget
+never delays a private chat), then mark what happened in one statement.
+
+- A private lane sends in order, one message a second at most; a card dealt edits the
+  player's last prompt when that is still the newest message in their chat (the prompt's keys
+  go in the same call), and the keys of a prompt are gone at the latest when the round ends.
+- A group lane spends the group's budget: only the newest view of a lobby or of a round's table
+  is shown, rounds that ended before their table was posted are folded into the next table,
+  and what the budget does not allow now waits, coalesced, for the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from collections.abc import Coroutine
+from datetime import timedelta
+from typing import Any
+
+from telegram import Bot
+
+from cuckoo_bot.app import chats
+from cuckoo_bot.app import dispatch as outbox
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.dispatch import Dispatch, SentMessage
+from cuckoo_bot.app.notices import (
+    Notice,
+)
+from cuckoo_bot.transport import logfields
+from cuckoo_bot.transport.delivery.calls import Calls
+from cuckoo_bot.transport.delivery.group import GroupLane
+from cuckoo_bot.transport.delivery.lanes import Context, Lane, LaneResult
+from cuckoo_bot.transport.delivery.private import PrivateLane
+from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
+from cuckoo_bot.transport.render import Renderer
+
+log = logging.getLogger(__name__)
+
+FRESH = timedelta(seconds=10)  # a sweep of every chat leaves younger notices to their press
+
+
+class Courier:
+    """Delivers notices chat by chat. Nothing here is the truth: the outbox is; a notice in
+    flight is only kept from being sent twice by two runs of this process."""
+
+    def __init__(
+        self,
+        deps: Deps,
+        bot: Bot,
+        renderer: Renderer,
+        budget: GroupBudget,
+        pacer: PrivatePacer,
+    ) -> None:
+        self.deps = deps
+        self.bot = bot
+        self.calls = Calls(bot)
+        self.renderer = renderer
+        self.budget = budget
+        self.pacer = pacer
+        self._lanes: dict[int, asyncio.Lock] = {}
+        self._lane_users: dict[int, int] = {}
+        self._in_flight: set[int] = set()
+        self._waiting: set[int] = set()  # chats with notices left for a later run
+        self._wakeups: dict[int, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # What this process showed lately, per chat: a press can be handled before the batch
+        # that sent the previous prompt has been marked in the outbox, and its lane must still
+        # know that message (to edit it, or take its keys off). The outbox stays the truth.
+        self._recent: OrderedDict[int, dict[int, SentMessage]] = OrderedDict()
+        # Notices marked lately: a sweep that read them before the mark committed, or a press
+        # handed over after a sweep took its notices, must not send them again.
+        self._marked: OrderedDict[int, None] = OrderedDict()
+        # The newest message seen in each private chat outside the outbox (replies to commands,
+        # the player's own messages): a deal edits a prompt only if it is still at the bottom.
+        self._seen: OrderedDict[int, int] = OrderedDict()
+        self._closing = False
+        self._started = deps.clock.now()
+
+    def saw(self, chat_id: int, message_id: int) -> None:
+        """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
+        if chat_id > 0:
+            self._seen[chat_id] = max(self._seen.pop(chat_id, 0), message_id)
+            while len(self._seen) > 10_000:
+                self._seen.popitem(last=False)
+
+    # -- entry points ---------------------------------------------------------------------------
+
+    def dispatch(self, dispatch: Dispatch | None) -> None:
+        """Deliver a committed batch in the background: the press is answered at once."""
+        if dispatch:
+            self._spawn(self.deliver(dispatch))
+
+    def schedule(self, chat_id: int | None = None) -> None:
+        """Deliver what the outbox holds (for one chat, or all) in the background."""
+        self._spawn(self.sweep(chat_id))
+
+    async def sweep(self, chat_id: int | None = None) -> int:
+        """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait.
+        Sweeping every chat leaves this process's notices younger than ``FRESH`` to the press
+        that made them (a leftover from before a restart has no press: it goes at once)."""
+        batch = await outbox.pending(self.deps, chat_id, skip=set(self._in_flight))
+        if chat_id is None:
+            young = self.deps.clock.now() - FRESH
+            batch.notices = [
+                n
+                for n in batch.notices
+                if n.chat_id in self._waiting
+                or n.created_at is None
+                or n.created_at < self._started
+                or n.created_at < young
+            ]
+        return await self._deliver(batch, from_store=True)
+
+    async def deliver(self, dispatch: Dispatch) -> int:
+        return await self._deliver(dispatch, from_store=False)
+
+    async def drain(self, within: float | None = None) -> None:
+        """Wait for deliveries under way (at shutdown); later wake-ups are dropped. After
+        ``within`` seconds the rest is cancelled: what was shown is marked, what was not stays
+        in the outbox for the next instance (nothing is lost, at worst shown again)."""
+        self._closing = True
+        for handle in self._wakeups.values():
+            handle.cancel()
+        self._wakeups.clear()
+        loop = asyncio.get_running_loop()
+        until = None if within is None else loop.time() + within
+        while self._tasks:
+            left = None if until is None else until - loop.time()
+            if left is not None and left <= 0:
+                for task in self._tasks:
+                    task.cancel()
+                await asyncio.gather(*list(self._tasks), return_exceptions=True)
+                break
+            await asyncio.wait(list(self._tasks), timeout=left)
+
+    async def renew(self) -> None:
+        """Keep this instance's claims on the notices it is delivering (from the sweeper)."""
+        await outbox.renew(self.deps, set(self._in_flight))
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    async def _deliver(self, dispatch: Dispatch, *, from_store: bool) -> int:
+        notices = [
+            n for n in dispatch.notices if n.id not in self._in_flight and n.id not in self._marked
+        ]
+        if not notices:
+            return 0
+        ids = {n.id for n in notices}
+        claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
+        self._in_flight |= ids
+        results: list[LaneResult] = []
+        started: list[LaneResult] = []  # every lane's result so far, even one cut short
+        try:
+            context = Context(dispatch)
+            by_chat: dict[int, list[Notice]] = {}
+            for notice in notices:
+                by_chat.setdefault(notice.chat_id, []).append(notice)
+            try:
+                results = list(
+                    await asyncio.gather(
+                        *(
+                            self._lane(chat, items, context, from_store, claimed, started)
+                            for chat, items in by_chat.items()
+                        )
+                    )
+                )
+            except asyncio.CancelledError:
+                # Shutting down: what was shown is marked (briefly), the rest stays claimable.
+                shown = [d for result in started for d in result.unmarked()]
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(outbox.mark(self.deps, shown), timeout=2)
+                raise
+            delivered = [d for result in results for d in result.unmarked()]
+            await outbox.mark(self.deps, delivered)
+            for done in (d for result in results for d in result.delivered):
+                if done.retry_at is None:  # a failed try is taken again later
+                    self._marked[done.notice_id] = None
+            while len(self._marked) > 20_000:
+                self._marked.popitem(last=False)
+        finally:
+            self._in_flight -= ids | claimed
+        handled = sum(d.tries for d in delivered)
+        for result in results:
+            for old, new in result.migrated:
+                moved = (await chats.chat_migrated(self.deps, old, new)).dispatch
+                handled += await self._deliver(moved, from_store=False) if moved else 0
+        refused = [n for result in results for n in result.unreachable]
+        if refused:
+            # Their turn goes to the group instead, at once: the game must not wait.
+            handled += await self._deliver(
+                await outbox.unreachable(self.deps, refused), from_store=False
+            )
+        return handled
+
+    async def _lane(
+        self,
+        chat_id: int,
+        notices: list[Notice],
+        context: Context,
+        from_store: bool,
+        claimed: set[int],
+        started: list[LaneResult],
+    ) -> LaneResult:
+        logfields.bind(chat_id=chat_id, game_id=notices[0].game_id if notices else None)
+        lock = self._lanes.setdefault(chat_id, asyncio.Lock())
+        self._lane_users[chat_id] = self._lane_users.get(chat_id, 0) + 1
+        lane: Lane | None = None
+        try:
+            async with lock:
+                if not from_store and chat_id in self._waiting:
+                    # Older notices of this chat wait in the outbox: these wait with them, in
+                    # order, unless the chat may be written to again now; then all go together.
+                    mine = {n.id for n in notices}
+                    if not self._ready(chat_id):
+                        self._wake(chat_id)
+                        return LaneResult(waiting=True)
+                    batch = await outbox.pending(self.deps, chat_id)
+                    held = {n.id for n in batch.notices} & (self._in_flight - mine)
+                    if held:  # another run holds older ones: it goes first, these after
+                        self._wake(chat_id)
+                        return LaneResult(waiting=True)
+                    taken = {n.id for n in batch.notices} - mine
+                    self._in_flight |= taken
+                    claimed |= taken
+                    notices, context = batch.notices, Context(batch)
+                self._waiting.discard(chat_id)
+                for sent in self._recent.get(chat_id, {}).values():
+                    context.remember(sent)
+                if chat_id > 0:
+                    seen = self._seen.get(chat_id, 0)
+                    context.newest[chat_id] = max(context.newest.get(chat_id, 0), seen)
+                    lane = PrivateLane(self, chat_id, context)
+                else:
+                    lane = GroupLane(self, chat_id, context)
+                started.append(lane.result)
+                result = await lane.run(notices)
+                if result.waiting:
+                    self._waiting.add(chat_id)
+                if result.waiting or result.deferred:
+                    self._wake(chat_id)
+                self._note_recent(chat_id, result.shown)
+                return result
+        except Exception:
+            # One chat's fault must not cost the others their marks: what this lane did is
+            # kept, the rest waits for a later run.
+            log.exception("delivery to chat %s failed", chat_id)
+            result = lane.result if lane is not None else LaneResult()
+            result.waiting = True
+            self._waiting.add(chat_id)
+            self._wake(chat_id)
+            return result
+        finally:
+            self._lane_users[chat_id] -= 1
+            if not self._lane_users[chat_id]:
+                del self._lane_users[chat_id]
+                del self._lanes[chat_id]
+
+    def _note_recent(self, chat_id: int, shown: list[SentMessage]) -> None:
+        if not shown:
+            return
+        recent = self._recent.pop(chat_id, {})
+        for sent in shown:
+            recent[sent.message_id] = sent
+        # The newest few messages of the chat are all a later lane can need.
+        self._recent[chat_id] = dict(sorted(recent.items())[-8:])
+        while len(self._recent) > 10_000:
+            self._recent.popitem(last=False)
+
+    def _ready(self, chat_id: int) -> bool:
+        if chat_id > 0:
+            return True
+        return not self.budget.next_free(chat_id) and not self.budget.calm(chat_id)
+
+    def _wake(self, chat_id: int) -> None:
+        """Run this chat's lane again once its budget allows a call (or soon, after a fault)."""
+        wait = (
+            max(self.budget.next_free(chat_id), self.budget.calm(chat_id)) if chat_id < 0 else 1.0
+        )
+        delay = max(wait, 0.05)
+        if chat_id in self._wakeups or self._closing:
+            return
+        loop = asyncio.get_running_loop()
+
+        def fire() -> None:
+            self._wakeups.pop(chat_id, None)
+            self.schedule(chat_id)
+
+        self._wakeups[chat_id] = loop.call_later(delay, fire)
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("delivery failed; the sweeper retries", exc_info=task.exception())

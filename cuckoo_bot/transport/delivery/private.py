@@ -1,0 +1,175 @@
+"""A player's private chat: deals, prompts and the end of the game, in order, at the chat's
+pace; a card dealt edits the last prompt when it is still the newest message there."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+)
+
+from cuckoo_bot.app import dispatch as outbox
+from cuckoo_bot.app.dispatch import Delivered, SentMessage
+from cuckoo_bot.app.model import Game
+from cuckoo_bot.app.notices import (
+    CloseNote,
+    DealNote,
+    Notice,
+    NoticeKind,
+    PromptNote,
+    RoundResult,
+)
+from cuckoo_bot.transport.delivery.calls import Unreachable
+from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult
+from cuckoo_bot.transport.render import Rendered, group_language
+
+log = logging.getLogger(__name__)
+
+
+class PrivateLane(Lane):
+    """One player's private chat: deals, prompts and the end of the game, in order."""
+
+    def language(self, notice: Notice) -> str:
+        reader = self.context.players.get(self.chat_id)
+        game = self.context.game(notice)
+        chosen = reader.language if reader else None
+        return chosen or group_language(game.chat if game else None, game)
+
+    async def run(self, notices: list[Notice]) -> LaneResult:
+        for index, notice in enumerate(notices):
+            game = self.context.game(notice)
+            try:
+                if game is None:
+                    self.skip(notice, "no game")
+                elif notice.kind is NoticeKind.DEAL:
+                    await self.deal(notice, game)
+                elif notice.kind is NoticeKind.PROMPT:
+                    await self.prompt(notice, game)
+                elif notice.kind is NoticeKind.CLOSE:
+                    await self.close(notice, game)
+                else:
+                    self.skip(notice, "not a private notice")
+            except Unreachable:
+                self.result.waiting = True
+                return self.result
+            except Forbidden as exc:
+                self.refused(notice, f"forbidden: {exc.message}")
+                self.result.unreachable.append(notice)
+                # The player blocked the bot: the rest of this chat's notices cannot go either.
+                for later in notices[index + 1 :]:
+                    self.refused(later, "forbidden")
+                    self.result.unreachable.append(later)
+                return self.result
+            except BadRequest as exc:
+                self.refused(notice, f"bad request: {exc.message}")
+            except Exception as exc:
+                self.failed(notice, exc)
+        return self.result
+
+    def _live_prompts(self, notice: Notice) -> list[SentMessage]:
+        return self.context.live_of(notice, NoticeKind.PROMPT)
+
+    async def _send(self, notice: Notice, rendered: Rendered) -> None:
+        if self.courier.pacer.delay(self.chat_id) > 0 and self.result.unmarked():
+            # About to wait for the chat's pace: what this lane showed is marked first, so a
+            # crash during the wait cannot send it again (a statement only when a lane waits).
+            await outbox.mark(self.courier.deps, self.result.unmarked())
+            self.result.flushed = len(self.result.delivered)
+        await self.courier.pacer.wait(self.chat_id)
+        message = await self.courier.calls.send(notice, rendered)
+        self.courier.pacer.sent(self.chat_id)
+        self.done(notice, message.message_id, rendered.keyboard)
+
+    async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
+        """Take the keys off an earlier prompt, with how its round ended when known."""
+        if rendered is not None:
+            await self.courier.calls.edit(self.chat_id, old.message_id, rendered)
+        else:
+            await self.courier.calls.remove_keys(self.chat_id, old.message_id)
+        self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
+        cleared = SentMessage(old.notice, old.message_id, False, old.newest)
+        self.context.remember(cleared)
+        self.result.shown.append(cleared)
+
+    async def _clear_all(
+        self,
+        prompts: list[SentMessage],
+        prev: RoundResult | None,
+        game: Game,
+        lang: str,
+        notice: Notice,
+    ) -> None:
+        """Take the keys off earlier prompts. The newest prompt of the round that just ended
+        says how it ended; any older one (a prompt another instance sent, learnt of late) only
+        loses its keys, so no message tells a round that is not its own."""
+        told = next(
+            (p for p in reversed(prompts) if prev is not None and p.notice.round == prev.round),
+            None,
+        )
+        for old in prompts:
+            shown = self.courier.renderer.result(prev, game, lang) if old is told else None
+            await self._clear(old, shown, notice)
+
+    async def deal(self, notice: Notice, game: Game) -> None:
+        note = notice.payload
+        assert isinstance(note, DealNote)
+        lang = self.language(notice)
+        render = self.courier.renderer
+        # Only prompts of earlier rounds: a prompt of this round or later is not this deal's.
+        prompts = [p for p in self._live_prompts(notice) if (p.notice.round or 0) < note.round]
+        newest = self.context.newest.get(self.chat_id, 0)
+        if prompts and prompts[-1].message_id == newest:
+            # The last prompt is what the player sees: it becomes the new deal, keys gone.
+            rendered = render.deal(note, game, self.context.players, lang, with_result=True)
+            if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
+                self.done(notice, prompts[-1].message_id, None)
+                for old in prompts[:-1]:
+                    await self._clear(old, None, notice)
+                return
+        await self._send(
+            notice, render.deal(note, game, self.context.players, lang, with_result=False)
+        )
+        await self._clear_all(prompts, note.prev, game, lang, notice)
+
+    async def prompt(self, notice: Notice, game: Game) -> None:
+        note = notice.payload
+        assert isinstance(note, PromptNote)
+        if game.state is None or game.state.turn != note.turn or not game.status.open:
+            self.skip(notice, "turn over")  # read back after the turn moved on
+            return
+        lang = self.language(notice)
+        render = self.courier.renderer
+        rendered = render.prompt(note, game, self.context.players, lang)
+        prompts = [
+            p
+            for p in self._live_prompts(notice)
+            if isinstance(p.notice.payload, PromptNote) and p.notice.payload.turn < note.turn
+        ]
+        newest = self.context.newest.get(self.chat_id, 0)
+        # The dealer's second cut: they are looking at this prompt, so it asks again in place.
+        again = note.again and prompts and prompts[-1].message_id == newest
+        if again and await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
+            self.done(notice, prompts[-1].message_id, rendered.keyboard)
+            return
+        await self._send(notice, rendered)
+        await self._clear_all(prompts, note.prev, game, lang, notice)
+
+    async def close(self, notice: Notice, game: Game) -> None:
+        note = notice.payload
+        assert isinstance(note, CloseNote)
+        prompts = self._live_prompts(notice)
+        lang = self.language(notice)
+        rendered = self.courier.renderer.close(note, game, self.context.players, lang)
+        if not prompts:
+            # Not asked this round yet (the game ended mid-round): the last word this player
+            # had was "I'll write when it's your turn", so they are told.
+            await self._send(notice, rendered)
+            return
+        if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
+            self.done(notice, prompts[-1].message_id, None)
+        else:
+            await self._send(notice, rendered)  # deleted by the player: a new message
+        for old in prompts[:-1]:
+            await self._clear(old, None, notice)
