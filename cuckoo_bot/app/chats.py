@@ -7,9 +7,10 @@ from typing import Any
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import notices_for, publish
-from cuckoo_bot.app.lobby import cancel, ensure_chat, first_time, join, lobby_view
+from cuckoo_bot.app.lobby import cancel, join, lobby_view
 from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.app.steps import ensure_chat, first_time
 from cuckoo_bot.domain.errors import InvalidSettings
 from cuckoo_bot.domain.rules import HouseRules
 

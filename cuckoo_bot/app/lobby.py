@@ -8,10 +8,11 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
-from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, is_computer, supported_language
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import LobbyView
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.steps import ensure_chat, first_time
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.engine import draw_first_dealer
 from cuckoo_bot.domain.engine import new_game as seat_table
@@ -47,29 +48,6 @@ def computer_player(index: int) -> Player:
         first_name=f"🤖 {COMPUTER_NAMES[(index - 1) % len(COMPUTER_NAMES)]}",
         is_computer=True,
     )
-
-
-async def first_time(uow: UnitOfWork, update_id: int | None) -> bool:
-    """False when this Telegram update was processed before (a redelivery): do nothing."""
-    return update_id is None or await uow.updates.first_time(update_id)
-
-
-async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None) -> Chat:
-    """The stored chat, made on first sight. ``founder`` opens a lobby: while the group has no
-    language yet, it takes the founder's (when the bot speaks it)."""
-    stored = await uow.chats.get(chat.id, lock=True)
-    if stored is None:
-        await uow.chats.add(chat)
-        stored = chat
-    changed = False
-    if chat.title and stored.title != chat.title:
-        stored.title, changed = chat.title, True
-    if stored.language is None and founder is not None:
-        stored.language = supported_language(founder.language)
-        changed = changed or stored.language is not None
-    if changed:
-        await uow.chats.save(stored)
-    return stored
 
 
 async def answer(uow: UnitOfWork, code: str, game: Game | None = None, **params: Any) -> Outcome:

@@ -8,9 +8,10 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import people
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
-from cuckoo_bot.app.lobby import first_time, lobby_deadline
+from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, GameStatus
 from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.app.steps import first_time
 from cuckoo_bot.domain.actions import PlayerId, Timeout
 from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.events import (
