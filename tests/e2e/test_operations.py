@@ -148,6 +148,7 @@ async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
         await asyncio.sleep(0.05)
     took = time.monotonic() - started
     assert process.poll() is not None, "the bot was still running 15 s after SIGTERM"
+    print(f"SIGTERM to exit: {took:.2f} s ({mode})")
     assert took < 10, took
     assert process.returncode == 0, bot.log()[-3000:]
     assert "is not initialized" not in bot.log(), bot.log()[-3000:]
