@@ -1,0 +1,124 @@
+"""What every area of rendering shares: the rendered message, names, cards, hearts, keys,
+Telegram's length limit, the group's language and the translator."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from cuckoo_bot.app.model import Chat, Game, Player
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport import callbacks as cb
+
+Players = dict[int, Player]
+MOVE_KEYS = {"keep": cb.KEEP, "swap": cb.SWAP, "cut": cb.CUT}
+MAX_TEXT = 4096
+SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+NAME_LIMIT = 32  # Telegram allows 64 + 64 characters; a table of 20 needs shorter names
+
+
+@dataclass(frozen=True)
+class Rendered:
+    text: str
+    keyboard: InlineKeyboardMarkup | None = None
+
+
+class Part:
+    """One area of rendering; the areas together make the ``Renderer``."""
+
+    def __init__(self, translator: Translator) -> None:
+        self.tr = translator
+
+
+def card_label(code: str) -> str:
+    """``10H`` -> ``10♥``: rank and suit symbol, A J Q K in every language."""
+    card = Card.from_code(code)
+    return f"{card.rank_code}{SUITS[card.suit.value]}"
+
+
+def name_of(players: dict[int, Player], player_id: int) -> str:
+    player = players.get(player_id)
+    name = player.display_name if player else "?"
+    if len(name) > NAME_LIMIT:
+        name = name[: NAME_LIMIT - 1] + "…"
+    return html.escape(name)
+
+
+def mention(players: dict[int, Player], player_id: int) -> str:
+    """A real user mention: Telegram notifies the user even without a username."""
+    return f'<a href="tg://user?id={player_id}">{name_of(players, player_id)}</a>'
+
+
+def hearts(lives: int) -> str:
+    return "❤️" * lives if lives > 0 else "💀"
+
+
+def group_language(chat: Chat | None, game: Game | None) -> str:
+    if chat is not None and chat.language:
+        return chat.language
+    return game.language if game is not None else "en"
+
+
+def keys(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
+    """Inline keys from rows of (label, callback data)."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
+    )
+
+
+def move_row(
+    tr: Translator, lang: str, options: Sequence[str], game: Game, round_no: int, turn: int
+) -> list[tuple[str, str]]:
+    """The keys of a turn (keep, swap, cut), naming the game, round and turn they answer."""
+    return [
+        (
+            tr.t(lang, f"btn_{option}"),
+            cb.Callback(MOVE_KEYS[option], game.id, round_no, turn).encode(),
+        )
+        for option in options
+    ]
+
+
+def utf16_len(text: str) -> int:
+    """Telegram counts a text's length in UTF-16 code units (an emoji is often two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def fit(text: str) -> str:
+    """Telegram refuses texts over 4096 units: trim whole lines off the end, never mid-tag.
+
+    The HTML source is measured, which is never shorter than what Telegram counts.
+    """
+    if utf16_len(text) <= MAX_TEXT:
+        return text
+    lines = text.split("\n")
+    while lines and utf16_len("\n".join(lines)) > MAX_TEXT - 2:
+        lines.pop()
+    return "\n".join(lines) + "\n…"
+
+
+def fit_middle(head: list[str], middle: list[str], tail: list[str]) -> str:
+    """Join the parts; if too long for Telegram, drop the oldest lines of ``middle`` first, so
+    the prompt or the reveal at the end always shows."""
+    middle = list(middle)
+    text = "\n".join([*head, *middle, *tail])
+    while middle and utf16_len(text) > MAX_TEXT:
+        middle = middle[1:] if middle[0] == "…" else ["…", *middle[2:]]
+        text = "\n".join([*head, *middle, *tail])
+    return fit(text)
+
+
+def pages(blocks: list[str]) -> list[str]:
+    """Blocks joined into messages of at most 4,096 units, never splitting a block."""
+    joined: list[str] = []
+    for block in blocks:
+        block = fit(block)
+        if joined and utf16_len(joined[-1] + "\n\n" + block) <= MAX_TEXT:
+            joined[-1] += "\n\n" + block
+        else:
+            joined.append(block)
+    return joined

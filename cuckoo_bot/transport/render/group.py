@@ -1,0 +1,118 @@
+"""The group's other messages: a turn asked in the group (for a player the bot cannot write
+to), a one-off announcement (misdeal, a player removed, sudden death), and the game's end."""
+
+from __future__ import annotations
+
+from cuckoo_bot.app.model import Game
+from cuckoo_bot.app.notices import Announcement, GameOverView, Notice, TurnView
+from cuckoo_bot.domain.events import (
+    Misdealt,
+    PlayerRemoved,
+    RemovalReason,
+    SuddenDeathDrawn,
+    SuddenDeathStarted,
+)
+from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport.render.common import (
+    Part,
+    Players,
+    Rendered,
+    card_label,
+    fit,
+    keys,
+    mention,
+    move_row,
+    name_of,
+)
+
+
+class GroupPart(Part):
+    def group_notice(
+        self, notice: Notice, game: Game | None, players: Players, lang: str
+    ) -> Rendered:
+        """A turn asked in the group, a one-off announcement, or the end of the game."""
+        payload = notice.payload
+        if isinstance(payload, TurnView):
+            assert game is not None
+            return self.turn(payload, game, players, lang)
+        if isinstance(payload, GameOverView):
+            return self.game_over(payload, game, players, lang)
+        assert isinstance(payload, Announcement)
+        return self.announce(payload, players, lang)
+
+    def turn(self, view: TurnView, game: Game, players: Players, lang: str) -> Rendered:
+        """A turn in the group, for a player the bot cannot write to: a mention and the keys."""
+        t = self.tr.t
+        seconds = int(game.turn_timeout)
+        who = mention(players, view.actor)
+        if view.target is None and view.cuts_made > 0:
+            line = t(lang, "turn_prompt_cut_again", mention=who, seconds=seconds)
+        elif view.target is None:
+            line = t(lang, "turn_prompt_dealer", mention=who, seconds=seconds)
+        else:
+            target = name_of(players, view.target)
+            line = t(lang, "turn_prompt", mention=who, target=target, seconds=seconds)
+        row = move_row(self.tr, lang, view.options, game, view.round, view.turn)
+        my_card = [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]
+        return Rendered(f"{line}\n<i>{t(lang, 'turn_private_hint')}</i>", keys([row, my_card]))
+
+    def game_over(
+        self, view: GameOverView, game: Game | None, players: Players, lang: str
+    ) -> Rendered:
+        """The result, then the game in short: rounds, who went out when, the league's moves;
+        and a key to play again."""
+        t = self.tr.t
+        if view.abandoned:
+            return Rendered(t(lang, "game_abandoned"))
+        names = [name_of(players, w) for w in view.winners]
+        if view.shared:
+            lines = [t(lang, "game_won_shared", names=", ".join(names))]
+        else:
+            lines = [t(lang, "game_won", name=names[0])]
+        if view.rounds:
+            lines += ["", t(lang, "summary_rounds", rounds=view.rounds)]
+        if view.out:
+            gone = ", ".join(
+                t(lang, "summary_out_item", name=name_of(players, e.player), round=e.round)
+                for e in view.out
+            )
+            lines.append(t(lang, "summary_out", players=gone))
+        if view.changes:
+            lines += ["", t(lang, "summary_league")]
+            for change in sorted(view.changes, key=lambda c: c.place or 10**6):
+                lines.append(
+                    t(
+                        lang,
+                        "summary_change",
+                        name=name_of(players, change.player),
+                        points=f"{change.points:+d}",
+                        place=change.place,
+                    )
+                )
+        keyboard = None
+        if game is not None:
+            data = cb.Callback(cb.AGAIN, game.id).encode()
+            keyboard = keys([[(t(lang, "btn_play_again"), data)]])
+        return Rendered(fit("\n".join(lines)), keyboard)
+
+    def announce(self, payload: Announcement, players: Players, lang: str) -> Rendered:
+        t = self.tr.t
+        event = payload.load()
+        if isinstance(event, Misdealt):
+            return Rendered(t(lang, "ann_misdealt"))
+        if isinstance(event, PlayerRemoved):
+            key = "ann_removed_idle" if event.reason is RemovalReason.IDLE else "ann_resigned"
+            return Rendered(t(lang, key, name=name_of(players, event.player)))
+        if isinstance(event, SuddenDeathStarted):
+            names = ", ".join(name_of(players, p) for p in event.players)
+            return Rendered(t(lang, "ann_sudden_death", names=names))
+        assert isinstance(event, SuddenDeathDrawn)
+        cards = ", ".join(
+            f"{name_of(players, p)} {card_label(c.code)}"
+            for p, c in zip(event.players, event.cards, strict=True)
+        )
+        text = t(lang, "ann_sudden_draw", cards=cards)
+        if len(event.leaders) > 1:
+            names = ", ".join(name_of(players, p) for p in event.leaders)
+            text += "\n" + t(lang, "ann_sudden_again", names=names)
+        return Rendered(text)

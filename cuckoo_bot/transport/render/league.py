@@ -1,0 +1,34 @@
+"""The league table: rank, name, points, games, wins and win rate, aligned in a monospace
+block."""
+
+from __future__ import annotations
+
+import html
+
+from cuckoo_bot.app.queries import League
+from cuckoo_bot.transport.render.common import Part, fit
+
+
+class LeaguePart(Part):
+    def league(self, lang: str, league: League, where: str, season_label: str) -> str:
+        t = self.tr.t
+        lines = [
+            t(lang, "league_title", where=html.escape(where)),
+            f"<i>{html.escape(season_label)}</i>",
+            "",
+        ]
+        if not league.rows:
+            lines.append(t(lang, "league_empty"))
+            return "\n".join(lines)
+        table = [t(lang, "league_header")]
+        for row in league.rows:
+            s = row.standing
+            wins = s.wins + s.shared_wins
+            pct = round(100 * wins / s.games) if s.games else 0
+            name = row.player.display_name
+            name = name if len(name) <= 15 else name[:14] + "…"
+            table.append(
+                f"{row.rank:<3} {name:<15} {s.points:>6d} {s.games:>5} {wins:>4} {pct:>4}%"
+            )
+        lines.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
+        return fit("\n".join(lines))

@@ -1,0 +1,62 @@
+"""The lobby message: who has joined, who was invited, and the keys to join, leave, start,
+add a computer or cancel; once the lobby is over, how it ended."""
+
+from __future__ import annotations
+
+from cuckoo_bot.app.model import Game
+from cuckoo_bot.app.notices import LobbyView, Notice
+from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport.render.common import Part, Players, Rendered, fit, keys, name_of
+
+
+class LobbyPart(Part):
+    lobby_minutes = 10  # how long a lobby stays open, said in its hint
+
+    def lobby(self, notice: Notice, game: Game, players: Players, lang: str) -> Rendered:
+        t = self.tr.t
+        view = notice.payload
+        assert isinstance(view, LobbyView)
+        seats = view.seats
+        creator = name_of(players, game.creator_id)
+        lines = [t(lang, "lobby_title", creator=creator), ""]
+        lines.append(t(lang, "lobby_players", count=len(seats), max=game.rules.max_players))
+        lines += [f"{i}. {name_of(players, s)}" for i, s in enumerate(seats, 1)] or [
+            t(lang, "lobby_nobody")
+        ]
+        keyboard = None
+        if view.offered:
+            invited = ", ".join(name_of(players, p) for p in view.offered)
+            lines += ["", t(lang, "lobby_offered", names=invited)]
+        if view.status == "lobby":
+            lines += [
+                "",
+                t(
+                    lang,
+                    "lobby_hint",
+                    min=game.rules.min_players,
+                    max=game.rules.max_players,
+                    creator=creator,
+                    minutes=self.lobby_minutes,
+                ),
+            ]
+            keyboard = keys(
+                [
+                    [
+                        (t(lang, "btn_join"), cb.Callback(cb.JOIN, game.id).encode()),
+                        (t(lang, "btn_leave"), cb.Callback(cb.LEAVE, game.id).encode()),
+                    ],
+                    [
+                        (t(lang, "btn_start"), cb.Callback(cb.START, game.id).encode()),
+                        (t(lang, "btn_add_computer"), cb.Callback(cb.COMPUTER, game.id).encode()),
+                    ],
+                    [(t(lang, "btn_cancel"), cb.Callback(cb.CANCEL, game.id).encode())],
+                ]
+            )
+        elif view.status in ("running", "finished"):
+            lines += ["", t(lang, "lobby_started")]
+        else:
+            key = {"expired": "lobby_expired", "bot_removed": "lobby_bot_removed"}.get(
+                view.reason or "", "lobby_cancelled"
+            )
+            lines += ["", t(lang, key)]
+        return Rendered(fit("\n".join(lines)), keyboard)

@@ -1,0 +1,111 @@
+"""A player's private chat: the card dealt, the turn prompt with the card held now and its
+keys, how the last round ended for them, and the end of the game."""
+
+from __future__ import annotations
+
+import html
+
+from cuckoo_bot.app.model import Game
+from cuckoo_bot.app.notices import CloseNote, DealNote, PromptNote, RoundResult
+from cuckoo_bot.transport.render.common import (
+    Part,
+    Players,
+    Rendered,
+    card_label,
+    hearts,
+    keys,
+    move_row,
+    name_of,
+)
+
+
+class PrivatePart(Part):
+    def _where(self, game: Game, round_no: int, lang: str) -> str:
+        chat = game.chat.title if game.chat is not None and game.chat.title else "Cuckoo"
+        return self.tr.t(lang, "private_head", chat=html.escape(chat), round=round_no)
+
+    def result(self, prev: RoundResult | None, game: Game, lang: str) -> Rendered | None:
+        """How the last round ended for the player; None when not known."""
+        if prev is None:
+            return None
+        return Rendered("\n".join(self._result_block(prev, game, lang)))
+
+    def _result_block(self, prev: RoundResult, game: Game, lang: str) -> list[str]:
+        return [self._where(game, prev.round, lang), self._result_line(prev, lang)]
+
+    def _result_line(self, prev: RoundResult, lang: str) -> str:
+        t = self.tr.t
+        if prev.card is None:
+            return t(lang, "result_gathered")
+        card = card_label(prev.card.code)
+        if prev.out:
+            return t(lang, "result_out", card=card)
+        if prev.lost:
+            key = "result_lost_timeout" if prev.timeout else "result_lost"
+            return t(lang, key, card=card, lives=hearts(prev.lives))
+        return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
+
+    def deal(
+        self, note: DealNote, game: Game, players: Players, lang: str, with_result: bool
+    ) -> Rendered:
+        """The card dealt; over the last prompt, how the last round ended comes first."""
+        t = self.tr.t
+        lines = (
+            [*self._result_block(note.prev, game, lang), ""] if with_result and note.prev else []
+        )
+        lines.append(self._where(game, note.round, lang))
+        lines.append(t(lang, "deal_card", card=card_label(note.card.code)))
+        if note.position == note.players:
+            lines.append(t(lang, "deal_you_deal", players=note.players))
+        else:
+            lines.append(
+                t(
+                    lang,
+                    "deal_place",
+                    position=note.position,
+                    players=note.players,
+                    dealer=name_of(players, note.dealer),
+                )
+            )
+        return Rendered("\n".join(lines))
+
+    def prompt(self, note: PromptNote, game: Game, players: Players, lang: str) -> Rendered:
+        """Your turn, with exactly one card: the one you hold now."""
+        t = self.tr.t
+        card = card_label(note.card.code)
+        if note.news == "swapped" and note.by is not None:
+            held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
+        elif note.news == "cut":
+            held = t(lang, "prompt_cut", card=card)
+        else:
+            held = t(lang, "prompt_card", card=card)
+        seconds = int(game.turn_timeout)
+        if note.target is None and note.again:
+            ask = t(lang, "prompt_turn_again", seconds=seconds)
+        elif note.target is None:
+            ask = t(lang, "prompt_turn_dealer", seconds=seconds)
+        else:
+            ask = t(lang, "prompt_turn", target=name_of(players, note.target), seconds=seconds)
+        lines = [
+            self._where(game, note.round, lang),
+            held,
+            t(lang, "prompt_lives", lives=hearts(note.lives)),
+            "",
+            ask,
+        ]
+        row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
+        return Rendered("\n".join(lines), keys([row]))
+
+    def close(self, note: CloseNote, game: Game, players: Players, lang: str) -> Rendered:
+        """The end of the game for the player, over their last prompt (its keys go)."""
+        t = self.tr.t
+        lines = []
+        if note.prev is not None:
+            lines += self._result_block(note.prev, game, lang)
+        if note.reason == "game_over" and note.winners:
+            names = ", ".join(name_of(players, w) for w in note.winners)
+            key = "close_won_shared" if note.shared else "close_won"
+            lines.append(t(lang, key, names=names))
+        else:
+            lines.append(t(lang, f"close_{note.reason}"))
+        return Rendered("\n".join(lines))

@@ -1,0 +1,130 @@
+"""A group's past games: the list of the last finished ones, and one game told round by round
+from its log, in the table's words, over as many messages as it takes."""
+
+from __future__ import annotations
+
+from cuckoo_bot.app.notices import Announcement, GameOverView
+from cuckoo_bot.app.queries import History, Story
+from cuckoo_bot.domain import codec
+from cuckoo_bot.domain.events import (
+    CardCut,
+    CutBlocked,
+    GameAbandoned,
+    GameWon,
+    Kept,
+    LifeLost,
+    Misdealt,
+    PlayerEliminated,
+    PlayerRemoved,
+    Revealed,
+    RoundDealt,
+    SuddenDeathDrawn,
+    SuddenDeathStarted,
+    SwapBlocked,
+    Swapped,
+    TimedOut,
+)
+from cuckoo_bot.domain.state import Act, ActKind
+from cuckoo_bot.transport.render.common import card_label, fit, name_of, pages
+from cuckoo_bot.transport.render.group import GroupPart
+from cuckoo_bot.transport.render.table import TablePart, loss_key
+
+
+class StoryPart(TablePart, GroupPart):
+    def history(self, lang: str, history: History) -> str:
+        """The group's last finished games: number, date, players, winner, rounds."""
+        t = self.tr.t
+        players = history.players
+        lines = [t(lang, "history_title"), ""]
+        if not history.games:
+            return "\n".join([*lines, t(lang, "history_empty")])
+        for game in history.games:
+            state = game.state
+            assert state is not None
+            when = game.finished_at or game.created_at
+            lines.append(
+                t(
+                    lang,
+                    "history_line",
+                    game=game.id,
+                    date=when.strftime("%Y-%m-%d"),
+                    winner=", ".join(name_of(players, w) for w in state.winners) or "—",
+                    rounds=state.rounds_dealt,
+                    players=", ".join(name_of(players, p) for p in game.seats),
+                )
+            )
+        lines += ["", t(lang, "history_hint", game=history.games[0].id)]
+        return fit("\n".join(lines))
+
+    def story(self, lang: str, story: Story) -> list[str]:
+        """One game round by round, as its log tells it; as many messages as it takes."""
+        t = self.tr.t
+        players = story.players
+        blocks: list[list[str]] = [[t(lang, "story_title", game=story.game.id)]]
+        acts: list[str] = []
+        cut = False
+        dealer = 0
+
+        def close_acts() -> None:
+            if acts:
+                blocks[-1].append(" ".join(acts))
+                acts.clear()
+
+        for entry in story.log:
+            for event in entry.events:
+                if isinstance(event, RoundDealt):
+                    close_acts()
+                    dealer, cut = event.dealer, False
+                    blocks.append(
+                        [t(lang, "table_title", round=event.round, dealer=name_of(players, dealer))]
+                    )
+                elif isinstance(
+                    event, Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked
+                ):
+                    act = _act_of(event)
+                    acts.append(self._act(lang, act, players, dealer, after_cut=cut))
+                    cut = cut or isinstance(event, CardCut | CutBlocked)
+                elif isinstance(event, Revealed):
+                    close_acts()
+                    cards = " · ".join(
+                        f"{name_of(players, p)} {card_label(c.code)}"
+                        + (" ⬇️" if p in event.lowest else "")
+                        for p, c in zip(event.order, event.cards, strict=True)
+                    )
+                    blocks[-1].append(f"🂡 {cards}")
+                elif isinstance(event, LifeLost):
+                    key = loss_key(event.cause)
+                    blocks[-1].append(t(lang, key, name=name_of(players, event.player)))
+                elif isinstance(event, PlayerEliminated):
+                    blocks[-1].append(t(lang, "reveal_out", name=name_of(players, event.player)))
+                elif isinstance(
+                    event, Misdealt | PlayerRemoved | SuddenDeathStarted | SuddenDeathDrawn
+                ):
+                    close_acts()
+                    note = Announcement(codec.event_name(event), codec.dump_event(event))
+                    blocks[-1].append(self.announce(note, players, lang).text)
+                elif isinstance(event, GameWon | GameAbandoned):
+                    close_acts()
+                    view = (
+                        GameOverView(winners=event.winners, shared=event.shared)
+                        if isinstance(event, GameWon)
+                        else GameOverView(abandoned=True)
+                    )
+                    blocks.append([self.game_over(view, None, players, lang).text])
+        close_acts()
+        return pages(["\n".join(block) for block in blocks])
+
+
+def _act_of(event: Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked) -> Act:
+    """The table's words for an event of the log (the same as during the game)."""
+    if isinstance(event, Kept):
+        return Act(event.player, ActKind.KEEP)
+    if isinstance(event, TimedOut):
+        return Act(event.player, ActKind.TIMEOUT)
+    if isinstance(event, Swapped):
+        return Act(event.player, ActKind.SWAP, target=event.neighbour)
+    if isinstance(event, SwapBlocked):
+        return Act(event.player, ActKind.BLOCKED, target=event.neighbour, shown=event.king)
+    if isinstance(event, CardCut):
+        return Act(event.dealer, ActKind.CUT)
+    return Act(event.dealer, ActKind.CUT_BLOCKED, shown=event.king)
