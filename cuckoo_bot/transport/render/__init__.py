@@ -11,7 +11,6 @@ from __future__ import annotations
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render.common import (
     MAX_TEXT,
-    MOVE_KEYS,
     NAME_LIMIT,
     SUITS,
     Players,
@@ -37,7 +36,6 @@ from cuckoo_bot.transport.render.table import TablePart
 __all__ = [
     "MAX_POPUP",
     "MAX_TEXT",
-    "MOVE_KEYS",
     "NAME_LIMIT",
     "SUITS",
     "Players",

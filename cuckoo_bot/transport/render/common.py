@@ -15,7 +15,6 @@ from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 
 Players = dict[int, Player]
-MOVE_KEYS = {"keep": cb.KEEP, "swap": cb.SWAP, "cut": cb.CUT}
 MAX_TEXT = 4096
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 NAME_LIMIT = 32  # Telegram allows 64 + 64 characters; a table of 20 needs shorter names
@@ -77,7 +76,7 @@ def move_row(
     return [
         (
             tr.t(lang, f"btn_{option}"),
-            cb.Callback(MOVE_KEYS[option], game.id, round_no, turn).encode(),
+            cb.Callback(cb.MOVE_KEYS[option], game.id, round_no, turn).encode(),
         )
         for option in options
     ]
