@@ -1,0 +1,22 @@
+"""The SQL implementations of the app's repositories, one module each. One ``AsyncSession``
+is one transaction (``uow.py``)."""
+
+from cuckoo_bot.persistence.repositories.chats import SqlChats
+from cuckoo_bot.persistence.repositories.games import SqlGames
+from cuckoo_bot.persistence.repositories.outbox import SqlOutbox
+from cuckoo_bot.persistence.repositories.players import SqlPlayers
+from cuckoo_bot.persistence.repositories.standings import SqlStandings
+from cuckoo_bot.persistence.repositories.store import Store
+from cuckoo_bot.persistence.repositories.updates import PRUNE_EVERY, UPDATE_RETENTION, SqlUpdateLog
+
+__all__ = [
+    "PRUNE_EVERY",
+    "UPDATE_RETENTION",
+    "SqlChats",
+    "SqlGames",
+    "SqlOutbox",
+    "SqlPlayers",
+    "SqlStandings",
+    "SqlUpdateLog",
+    "Store",
+]

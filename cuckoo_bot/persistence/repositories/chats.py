@@ -1,0 +1,104 @@
+"""Chats: a group's language and house rules, and a supergroup migration."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    delete,
+    exists,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.orm import aliased
+
+from cuckoo_bot.app.model import (
+    Chat,
+)
+from cuckoo_bot.persistence.mapping import (
+    chat_from_row,
+    chat_values,
+)
+from cuckoo_bot.persistence.models import (
+    ChatRow,
+    GameRow,
+    StandingRow,
+)
+from cuckoo_bot.persistence.repositories.store import Store
+
+
+class SqlChats:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def get(self, chat_id: int, *, lock: bool = False) -> Chat | None:
+        query = select(ChatRow).where(ChatRow.id == chat_id)
+        row = await self._s.row(query.with_for_update() if lock else query)
+        return chat_from_row(row) if row is not None else None
+
+    async def add(self, chat: Chat) -> None:
+        now = self._s.now()
+        await self._s.session.execute(
+            insert(ChatRow).values(**chat_values(chat), created_at=now, updated_at=now)
+        )
+
+    async def save(self, chat: Chat) -> None:
+        await self._s.session.execute(
+            update(ChatRow)
+            .where(ChatRow.id == chat.id)
+            .values(**chat_values(chat), updated_at=self._s.now())
+            .execution_options(synchronize_session=False)
+        )
+
+    async def migrate(self, old_id: int, new_id: int) -> None:
+        """Move the chat row, its games and its league rows to ``new_id``.
+
+        A row already stored under ``new_id`` (the supergroup spoke first) takes the old chat's
+        settings, as do league rows of the same player and season.
+        """
+        s = self._s.session
+        old = await self._s.row(select(ChatRow).where(ChatRow.id == old_id).with_for_update())
+        if old is None:
+            return
+        chat = chat_from_row(old)
+        chat.id, chat.migrated_from = new_id, old_id
+        now = self._s.now()
+        replaced = await self._s.rowcount(
+            update(ChatRow)
+            .where(ChatRow.id == new_id)
+            .values(**chat_values(chat), updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        if not replaced:
+            await s.execute(
+                insert(ChatRow).values(
+                    **chat_values(chat), created_at=old.created_at, updated_at=now
+                )
+            )
+        await s.execute(
+            update(GameRow)
+            .where(GameRow.chat_id == old_id)
+            .values(chat_id=new_id)
+            .execution_options(synchronize_session=False)
+        )
+        older = aliased(StandingRow)
+        await s.execute(
+            delete(StandingRow)
+            .where(
+                StandingRow.scope == new_id,
+                exists().where(
+                    older.scope == old_id,
+                    older.season == StandingRow.season,
+                    older.player_id == StandingRow.player_id,
+                ),
+            )
+            .execution_options(synchronize_session=False)
+        )
+        await s.execute(
+            update(StandingRow)
+            .where(StandingRow.scope == old_id)
+            .values(scope=new_id)
+            .execution_options(synchronize_session=False)
+        )
+        await s.execute(
+            delete(ChatRow).where(ChatRow.id == old_id).execution_options(synchronize_session=False)
+        )

@@ -1,0 +1,295 @@
+"""Games: the row with its state, seats and lives, rounds, and the append-only log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Select,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from cuckoo_bot.app.model import (
+    Game,
+    GameStatus,
+    LogEntry,
+    is_computer,
+)
+from cuckoo_bot.app.ports import ConcurrentUpdate
+from cuckoo_bot.domain.actions import Deal
+from cuckoo_bot.domain.events import (
+    LifeLost,
+    Misdealt,
+    PlayerEliminated,
+    Revealed,
+    RoundDealt,
+)
+from cuckoo_bot.persistence.mapping import (
+    game_from_row,
+    game_values,
+    log_entry_from_row,
+    log_values,
+    stored_seats,
+)
+from cuckoo_bot.persistence.models import (
+    OPEN_STATUSES,
+    ChatRow,
+    GameLogRow,
+    GamePlayerRow,
+    GameRow,
+    RoundRow,
+)
+from cuckoo_bot.persistence.repositories.store import Store, table_of
+
+
+class SqlGames:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    def _select(self) -> Select[GameRow, ChatRow]:
+        return select(GameRow, ChatRow).outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
+
+    async def _one(self, query: Select[GameRow, ChatRow], lock: bool) -> Game | None:
+        if lock:
+            query = query.with_for_update(of=GameRow)  # the chat's row stays unlocked
+        result = await self._s.session.execute(query.execution_options(populate_existing=True))
+        found = result.first()
+        if found is None:
+            return None
+        game_row, chat_row = found
+        return game_from_row(game_row, chat_row)
+
+    async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
+        return await self._one(self._select().where(GameRow.id == game_id), lock)
+
+    async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
+        query = self._select().where(GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES))
+        return await self._one(query, lock)
+
+    async def add(self, game: Game) -> Game:
+        result = await self._s.session.execute(
+            insert(GameRow)
+            .values(**game_values(game), version=game.version, log_seq=0)
+            .returning(GameRow.id)
+        )
+        game.id = result.scalar_one()
+        await self._written(game)
+        return game
+
+    async def save(self, game: Game) -> None:
+        log_seq = game.stored_log_seq + len(game.new_log)
+        matched = await self._s.rowcount(
+            update(GameRow)
+            .where(GameRow.id == game.id, GameRow.version == game.version)
+            .values(**game_values(game), version=game.version + 1, log_seq=log_seq)
+            .execution_options(synchronize_session=False)
+        )
+        if matched != 1:
+            raise ConcurrentUpdate(game.id)
+        game.version += 1
+        await self._written(game)
+
+    async def _written(self, game: Game) -> None:
+        """Bring the rows derived from ``game`` in line: seats, log, rounds. Nothing is read:
+        the game row says where the log goes on and what the seats were."""
+        await self._sync_seats(game)
+        entries, game.new_log = game.new_log, []
+        writer = _LogWriter(self._s, game.id, game.stored_log_seq, game.stored_round)
+        game.stored_log_seq, game.stored_round = await writer.append(entries)
+        await self._sync_rounds(game)
+
+    async def _sync_seats(self, game: Game) -> None:
+        wanted, stored = stored_seats(game), game.stored_seats
+        if wanted == stored:
+            return
+        game.stored_seats = wanted
+        s = self._s.session
+        if [p for p, _, _ in wanted] == [p for p, _, _ in stored]:
+            # The same seats: only lives or eliminations changed (one statement).
+            seats = table_of(GamePlayerRow)
+            await s.execute(
+                update(seats)
+                .where(seats.c.game_id == bindparam("g"), seats.c.player_id == bindparam("p"))
+                .values(lives=bindparam("lives"), eliminated_in_round=bindparam("out")),
+                [
+                    {"g": game.id, "p": player, "lives": lives, "out": out}
+                    for player, lives, out in wanted
+                ],
+            )
+            return
+        await s.execute(
+            delete(GamePlayerRow)
+            .where(GamePlayerRow.game_id == game.id)
+            .execution_options(synchronize_session=False)
+        )
+        if wanted:
+            await s.execute(
+                insert(GamePlayerRow),
+                [
+                    {
+                        "game_id": game.id,
+                        "player_id": player,
+                        "seat": seat,
+                        "lives": lives,
+                        "eliminated_in_round": out,
+                        "is_computer": is_computer(player),
+                    }
+                    for seat, (player, lives, out) in enumerate(wanted)
+                ],
+            )
+
+    async def _sync_rounds(self, game: Game) -> None:
+        state = game.state
+        if state is None or game.status.open:
+            return
+        # Still "playing" but the game is over: it ended while the round was being played
+        # (the last opponent resigned and the deal was gathered, or the game was cancelled).
+        playing = (RoundRow.game_id == game.id, RoundRow.status == "playing")
+        await self._s.session.execute(
+            update(RoundRow)
+            .where(*playing)
+            .values(
+                status="misdealt" if state.finished else "abandoned",
+                ended_at=game.finished_at or self._s.now(),
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
+        result = await self._s.session.execute(
+            select(GameRow.id, GameRow.deadline)
+            .where(
+                GameRow.status.in_(OPEN_STATUSES),
+                GameRow.deadline.is_not(None),
+                GameRow.deadline <= now,
+            )
+            .order_by(GameRow.deadline, GameRow.id)
+            .limit(limit)
+        )
+        return [(game_id, deadline) for game_id, deadline in result if deadline]
+
+    async def with_deadlines(self) -> list[tuple[int, datetime]]:
+        result = await self._s.session.execute(
+            select(GameRow.id, GameRow.deadline)
+            .where(GameRow.status.in_(OPEN_STATUSES), GameRow.deadline.is_not(None))
+            .order_by(GameRow.deadline, GameRow.id)
+        )
+        return [(game_id, deadline) for game_id, deadline in result if deadline]
+
+    async def count_by_status(self) -> dict[GameStatus, int]:
+        result = await self._s.session.execute(
+            select(GameRow.status, func.count()).group_by(GameRow.status)
+        )
+        return {GameStatus(status): count for status, count in result.all()}
+
+    async def log(self, game_id: int) -> list[LogEntry]:
+        rows = await self._s.rows(
+            select(GameLogRow).where(GameLogRow.game_id == game_id).order_by(GameLogRow.seq)
+        )
+        return [log_entry_from_row(row) for row in rows]
+
+    async def finished_in_chat(self, chat_id: int, limit: int = 10) -> list[Game]:
+        result = await self._s.session.execute(
+            self._select()
+            .where(GameRow.chat_id == chat_id, GameRow.status == "finished")
+            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        return [game_from_row(row, chat) for row, chat in result.all()]
+
+
+class _LogWriter:
+    """Appends log entries and derives the ``rounds`` rows from their events."""
+
+    def __init__(self, store: Store, game_id: int, seq: int, round_no: int | None) -> None:
+        self._s = store
+        self._game_id = game_id
+        self._seq = seq
+        self._round = round_no
+        self._dealt: list[dict[str, Any]] = []
+        self._closed: dict[int, dict[str, Any]] = {}
+
+    async def append(self, entries: Sequence[LogEntry]) -> tuple[int, int | None]:
+        """Write the entries and their rounds; the last log position and round number."""
+        if not entries:
+            return self._seq, self._round
+        rows = []
+        for entry in entries:
+            self._seq += 1
+            self._derive_rounds(entry)
+            rows.append(log_values(self._game_id, self._seq, self._round, entry))
+        s = self._s.session
+        await s.execute(insert(table_of(GameLogRow)), rows)
+        if self._dealt:
+            await s.execute(insert(table_of(RoundRow)), self._dealt)
+        if self._closed:
+            rounds = table_of(RoundRow)
+            await s.execute(
+                update(rounds)
+                .where(rounds.c.game_id == self._game_id, rounds.c.number == bindparam("n"))
+                .values(
+                    status=bindparam("status"),
+                    outcome=bindparam("outcome"),
+                    ended_at=bindparam("ended_at"),
+                ),
+                list(self._closed.values()),
+            )
+        return self._seq, self._round
+
+    def _derive_rounds(self, entry: LogEntry) -> None:
+        """Note the rounds an entry deals or ends; moves on the round the entry belongs to."""
+        outcome: dict[str, Any] | None = None
+        revealed: int | None = None
+        for event in entry.events:
+            if isinstance(event, RoundDealt):
+                self._round = event.round
+                deck = entry.action.deck if isinstance(entry.action, Deal) else ()
+                self._dealt.append(
+                    {
+                        "game_id": self._game_id,
+                        "number": event.round,
+                        "dealer_id": event.dealer,
+                        "deck": [card.code for card in deck],
+                        "status": "playing",
+                        "dealt_at": entry.at,
+                    }
+                )
+            elif isinstance(event, Revealed):
+                revealed = event.round
+                outcome = {
+                    "order": list(event.order),
+                    "cards": [card.code for card in event.cards],
+                    "lowest": list(event.lowest),
+                    "life_losses": [],
+                    "eliminated": [],
+                }
+            elif isinstance(event, LifeLost) and outcome is not None:
+                outcome["life_losses"].append(
+                    {
+                        "player": event.player,
+                        "lives_left": event.lives_left,
+                        "cause": event.cause.value,
+                    }
+                )
+            elif isinstance(event, PlayerEliminated) and outcome is not None:
+                outcome["eliminated"].append(event.player)
+            elif isinstance(event, Misdealt):
+                self._close(event.round, "misdealt", None, entry.at)
+        if revealed is not None:
+            self._close(revealed, "revealed", outcome, entry.at)
+
+    def _close(
+        self, number: int, status: str, outcome: dict[str, Any] | None, at: datetime
+    ) -> None:
+        for dealt in self._dealt:
+            if dealt["number"] == number:  # dealt and ended in the same move: one insert
+                dealt.update(status=status, outcome=outcome, ended_at=at)
+                return
+        self._closed[number] = {"n": number, "status": status, "outcome": outcome, "ended_at": at}

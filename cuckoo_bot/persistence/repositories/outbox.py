@@ -1,0 +1,191 @@
+"""The outbox: notices claimed by one instance at a time, marked once shown, pruned."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Integer,
+    Text,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    null,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.orm import aliased
+
+from cuckoo_bot.app.dispatch import Delivered, SentMessage
+from cuckoo_bot.app.notices import Notice, NoticeKind
+from cuckoo_bot.persistence.mapping import (
+    notice_from_row,
+    notice_values,
+)
+from cuckoo_bot.persistence.models import (
+    OPEN_GAME,
+    GameRow,
+    OutboxRow,
+)
+from cuckoo_bot.persistence.repositories.store import Store, table_of
+from cuckoo_bot.persistence.types import UtcDateTime
+
+
+class SqlOutbox:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def add_many(self, notices: Sequence[Notice]) -> None:
+        if not notices:
+            return
+        now = self._s.now()
+        rows = table_of(OutboxRow)
+        # Claimed by this instance from the start: the press that made them delivers them.
+        claim = {"claimed_by": self._s.instance, "claim_until": now + self._s.lease}
+        values = [{**notice_values(n, n.created_at or now), **claim} for n in notices]
+        # One statement for the whole batch. Both engines number the rows of one INSERT in the
+        # order of its VALUES, so the ids, sorted, follow the notices.
+        result = await self._s.session.execute(insert(rows).values(values).returning(rows.c.id))
+        for notice, new_id in zip(notices, sorted(result.scalars().all()), strict=True):
+            notice.id = new_id
+            notice.created_at = notice.created_at or now
+
+    async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
+        now = self._s.now()
+        free = or_(
+            OutboxRow.claim_until.is_(None),
+            OutboxRow.claim_until < now,
+            and_(OutboxRow.claimed_by == self._s.instance, OutboxRow.claim_until > now),
+        )
+        choice = select(OutboxRow.id).where(OutboxRow.sent_at.is_(None), free)
+        if chat_id is not None:
+            choice = choice.where(OutboxRow.chat_id == chat_id)
+        # PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
+        # SQLite has one writer at a time (BEGIN IMMEDIATE) and ignores the clause.
+        choice = choice.order_by(OutboxRow.id).limit(limit).with_for_update(skip_locked=True)
+        rows = table_of(OutboxRow)
+        result = await self._s.session.execute(
+            update(rows)
+            .where(rows.c.id.in_(choice.scalar_subquery()))
+            .values(claimed_by=self._s.instance, claim_until=now + self._s.lease)
+            .returning(*rows.c)
+        )
+        found = sorted(result.all(), key=lambda row: row.id)
+        return [notice_from_row(cast(OutboxRow, row)) for row in found]
+
+    async def renew(self, ids: Collection[int]) -> None:
+        if not ids:
+            return
+        await self._s.session.execute(
+            update(OutboxRow)
+            .where(
+                OutboxRow.id.in_(sorted(ids)),
+                OutboxRow.claimed_by == self._s.instance,
+                OutboxRow.sent_at.is_(None),
+            )
+            .values(claim_until=self._s.now() + self._s.lease)
+            .execution_options(synchronize_session=False)
+        )
+
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        newest_here = (
+            select(func.max(OutboxRow.id))
+            .where(
+                OutboxRow.game_id == game_id,
+                OutboxRow.message_id.is_not(None),
+                OutboxRow.kind.in_([NoticeKind.LOBBY.value, NoticeKind.TABLE.value]),
+            )
+            .group_by(OutboxRow.kind)
+        )
+        other = aliased(OutboxRow)
+        newest_in_chat = (
+            select(func.max(other.message_id))
+            .where(other.chat_id == OutboxRow.chat_id, other.message_id.is_not(None))
+            .scalar_subquery()
+        )
+        result = await self._s.session.execute(
+            select(OutboxRow, newest_in_chat)
+            .where(
+                OutboxRow.game_id == game_id,
+                OutboxRow.message_id.is_not(None),
+                or_(OutboxRow.live_keys, OutboxRow.id.in_(newest_here)),
+            )
+            .order_by(OutboxRow.id)
+        )
+        return [
+            SentMessage(
+                notice=notice_from_row(row),
+                message_id=row.message_id or 0,
+                live_keys=row.live_keys,
+                newest=newest or 0,
+            )
+            for row, newest in result.all()
+        ]
+
+    async def mark(self, delivered: Sequence[Delivered]) -> None:
+        if not delivered:
+            return
+        rows = table_of(OutboxRow)
+        now = self._s.now()
+        await self._s.session.execute(
+            update(rows)
+            .where(rows.c.id == bindparam("n"))
+            .values(
+                # A notice to try again is not done: no sent_at, and free for any instance
+                # from ``retry_at`` on.
+                sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
+                message_id=func.coalesce(
+                    bindparam("message_id", type_=BigInteger), rows.c.message_id
+                ),
+                live_keys=bindparam("live", type_=Boolean),
+                error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
+                attempts=rows.c.attempts + bindparam("tries", type_=Integer),
+                claimed_by=case(
+                    (bindparam("retry_at", type_=UtcDateTime).is_(None), rows.c.claimed_by),
+                    else_=null(),
+                ),
+                claim_until=func.coalesce(
+                    bindparam("retry_at", type_=UtcDateTime), rows.c.claim_until
+                ),
+            ),
+            [
+                {
+                    "n": d.notice_id,
+                    "at": None if d.retry_at is not None else now,
+                    "message_id": d.message_id,
+                    "live": d.live_keys,
+                    "error": d.error,
+                    "tries": d.tries,
+                    "retry_at": d.retry_at,
+                }
+                for d in delivered
+            ],
+        )
+
+    async def prune(self, before: datetime) -> int:
+        """Delete notices sent before ``before`` that nothing edits any more: no keys left on
+        their message, and their game over (or none)."""
+        open_games = select(GameRow.id).where(OPEN_GAME)
+        return await self._s.rowcount(
+            delete(OutboxRow)
+            .where(
+                OutboxRow.sent_at < before,
+                OutboxRow.live_keys.is_(False),
+                or_(OutboxRow.game_id.is_(None), OutboxRow.game_id.not_in(open_games)),
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def backlog(self) -> int:
+        found = await self._s.session.scalar(
+            select(func.count()).select_from(OutboxRow).where(OutboxRow.sent_at.is_(None))
+        )
+        return int(found or 0)

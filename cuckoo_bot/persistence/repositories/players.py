@@ -1,0 +1,80 @@
+"""Players: Telegram users and computer seats, and whether the bot may write to them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import (
+    func,
+    select,
+    update,
+)
+
+from cuckoo_bot.app.model import (
+    Player,
+)
+from cuckoo_bot.domain.actions import PlayerId
+from cuckoo_bot.persistence.mapping import (
+    player_from_row,
+    player_values,
+)
+from cuckoo_bot.persistence.models import (
+    PlayerRow,
+)
+from cuckoo_bot.persistence.repositories.store import Store
+
+
+class SqlPlayers:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def get(self, player_id: PlayerId) -> Player | None:
+        row = await self._s.row(select(PlayerRow).where(PlayerRow.id == player_id))
+        return player_from_row(row) if row is not None else None
+
+    async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]:
+        if not player_ids:
+            return {}
+        rows = await self._s.rows(select(PlayerRow).where(PlayerRow.id.in_(set(player_ids))))
+        return {row.id: player_from_row(row) for row in rows}
+
+    async def upsert(self, player: Player) -> Player:
+        now = self._s.now()
+        statement = self._s.insert(PlayerRow).values(
+            **player_values(player), created_at=now, updated_at=now
+        )
+        new = statement.excluded
+        statement = statement.on_conflict_do_update(
+            index_elements=[PlayerRow.id],
+            set_={
+                "first_name": new.first_name,
+                "last_name": new.last_name,
+                "username": new.username,
+                # Telegram's language only counts on first sight; ``set_language`` changes it.
+                "language": func.coalesce(PlayerRow.language, new.language),
+                # Unknown (None) keeps what the store knew.
+                "can_dm": func.coalesce(new.can_dm, PlayerRow.can_dm),
+                "is_computer": new.is_computer,
+                "updated_at": new.updated_at,
+            },
+        ).returning(PlayerRow)
+        result = await self._s.session.execute(
+            statement, execution_options={"populate_existing": True}
+        )
+        return player_from_row(result.scalar_one())
+
+    async def set_language(self, player_id: PlayerId, language: str) -> None:
+        await self._s.session.execute(
+            update(PlayerRow)
+            .where(PlayerRow.id == player_id)
+            .values(language=language, updated_at=self._s.now())
+            .execution_options(synchronize_session=False)
+        )
+
+    async def set_reachable(self, player_id: PlayerId, reachable: bool) -> None:
+        await self._s.session.execute(
+            update(PlayerRow)
+            .where(PlayerRow.id == player_id)
+            .values(can_dm=reachable, updated_at=self._s.now())
+            .execution_options(synchronize_session=False)
+        )

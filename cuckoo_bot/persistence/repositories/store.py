@@ -1,0 +1,57 @@
+"""What every repository of one unit of work shares: the session, the dialect, the clock and
+this instance's name for outbox claims."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, TypeVar, cast
+
+from sqlalchemy import (
+    Executable,
+    Select,
+    Table,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.ext.asyncio import AsyncSession
+
+Row = TypeVar("Row")
+Now = Callable[[], datetime]
+
+
+def table_of(model: type[Any]) -> Table:
+    """A model's table: statements run with many parameter sets go through Core, one
+    ``executemany`` each (the ORM would read rows back by primary key)."""
+    return cast(Table, model.__table__)
+
+
+@dataclass(frozen=True)
+class Store:
+    """What every repository of one unit of work shares."""
+
+    session: AsyncSession
+    dialect: str
+    now: Now
+    instance: str = "local"  # who claims outbox notices (several instances share a database)
+    lease: timedelta = timedelta(seconds=20)  # how long a claim holds without being renewed
+
+    def insert(self, table: Any) -> Any:
+        """The dialect's INSERT, which knows ON CONFLICT."""
+        if self.dialect == "postgresql":
+            return postgresql.insert(table)
+        return sqlite.insert(table)
+
+    async def rows(self, query: Select[Row]) -> list[Row]:
+        # populate_existing: a row read again in the same session reflects UPDATE statements.
+        result = await self.session.scalars(query.execution_options(populate_existing=True))
+        return list(result.all())
+
+    async def row(self, query: Select[Row]) -> Row | None:
+        found = await self.rows(query)
+        return found[0] if found else None
+
+    async def rowcount(self, statement: Executable) -> int:
+        result = await self.session.execute(statement)
+        return cast(CursorResult[Any], result).rowcount

@@ -1,0 +1,38 @@
+"""Processed update ids: a redelivered Telegram update is a no-op."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import (
+    delete,
+)
+
+from cuckoo_bot.persistence.models import (
+    ProcessedUpdateRow,
+)
+from cuckoo_bot.persistence.repositories.store import Store
+
+# Processed update ids are kept this long; a redelivery comes within seconds or minutes.
+UPDATE_RETENTION = timedelta(days=1)
+PRUNE_EVERY = 256  # prune when an update id is a multiple of this: about once per 256 updates
+
+
+class SqlUpdateLog:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def first_time(self, update_id: int) -> bool:
+        now = self._s.now()
+        inserted = await self._s.rowcount(
+            self._s.insert(ProcessedUpdateRow)
+            .values(update_id=update_id, processed_at=now)
+            .on_conflict_do_nothing(index_elements=[ProcessedUpdateRow.update_id])
+        )
+        if inserted and update_id % PRUNE_EVERY == 0:
+            await self._s.session.execute(
+                delete(ProcessedUpdateRow)
+                .where(ProcessedUpdateRow.processed_at < now - UPDATE_RETENTION)
+                .execution_options(synchronize_session=False)
+            )
+        return inserted == 1
