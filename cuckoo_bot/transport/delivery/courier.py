@@ -23,6 +23,7 @@ from datetime import timedelta
 from typing import Any
 
 from telegram import Bot
+from telegram.error import TelegramError
 
 from cuckoo_bot.app import chats
 from cuckoo_bot.app import dispatch as outbox
@@ -32,7 +33,7 @@ from cuckoo_bot.app.notices import (
     Notice,
 )
 from cuckoo_bot.transport import logfields
-from cuckoo_bot.transport.delivery.calls import Calls
+from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
 from cuckoo_bot.transport.delivery.lanes import Context, Lane, LaneResult
 from cuckoo_bot.transport.delivery.private import PrivateLane
@@ -81,6 +82,26 @@ class Courier:
         self._closing = False
         self._started = deps.clock.now()
 
+    def knows(self, chat_id: int, message_id: int, dispatch: Dispatch) -> bool:
+        """The store (as of this batch) or this process knows this message of the chat."""
+        known = {s.message_id for s in dispatch.sent if s.notice.chat_id == chat_id}
+        return message_id in known or message_id in self._recent.get(chat_id, {})
+
+    def clear_keys_later(self, chat_id: int, message_id: int) -> None:
+        """Take the keys off a message in the background (one edit, not paced)."""
+
+        async def clear() -> None:
+            try:
+                await self.calls.remove_keys(chat_id, message_id)
+            except (Unreachable, TelegramError) as exc:
+                log.info("keys of message %s in chat %s left: %s", message_id, chat_id, exc)
+
+        self._spawn(clear())
+
+    def left_over(self, notice: Notice) -> bool:
+        """Made before this process started: maybe shown already by the one before."""
+        return notice.created_at is not None and notice.created_at < self._started
+
     def saw(self, chat_id: int, message_id: int) -> None:
         """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
         if chat_id > 0:
@@ -111,7 +132,7 @@ class Courier:
                 for n in batch.notices
                 if n.chat_id in self._waiting
                 or n.created_at is None
-                or n.created_at < self._started
+                or self.left_over(n)
                 or n.created_at < young
             ]
         return await self._deliver(batch, from_store=True)

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram.error import (
-    BadRequest,
-    Forbidden,
-)
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from cuckoo_bot.app import dispatch as outbox
 from cuckoo_bot.app.dispatch import Delivered, SentMessage
@@ -26,6 +23,8 @@ from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult
 from cuckoo_bot.transport.render import Rendered, group_language
 
 log = logging.getLogger(__name__)
+
+GAP = 5  # messages before a resent leftover whose keys are cleared
 
 
 class PrivateLane(Lane):
@@ -78,9 +77,25 @@ class PrivateLane(Lane):
             await outbox.mark(self.courier.deps, self.result.unmarked())
             self.result.flushed = len(self.result.delivered)
         await self.courier.pacer.wait(self.chat_id)
+        known = self.context.newest.get(self.chat_id, 0)
         message = await self.courier.calls.send(notice, rendered)
         self.courier.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
+        if self.courier.left_over(notice) and known:
+            await self._clear_gap(known, message.message_id)
+
+    async def _clear_gap(self, known: int, sent: int) -> None:
+        """A notice left over from before a restart may have been shown already, its mark lost
+        with the process: the messages between the newest one the store knew and this one
+        (a handful at most) lose their keys. The player's own messages there cannot be edited;
+        Telegram says so and nothing changes."""
+        for message_id in range(max(known + 1, sent - GAP), sent):
+            try:
+                await self.courier.calls.remove_keys(self.chat_id, message_id)
+            except Unreachable:
+                raise
+            except TelegramError as exc:
+                log.debug("message %s in chat %s left as it is: %s", message_id, self.chat_id, exc)
 
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""

@@ -10,7 +10,7 @@ from cuckoo_bot.transport.handlers.common import Press
 
 async def move_key(press: Press) -> Outcome | None:
     data = press.data
-    return await play.act(
+    outcome = await play.act(
         press.s.deps,
         data.game,
         press.user.id,
@@ -19,6 +19,18 @@ async def move_key(press: Press) -> Outcome | None:
         press.update.update_id,
         round_no=data.round,
     )
+    message = press.query.message
+    if message is not None and message.chat.id > 0:
+        # Keys pressed on a prompt the store does not know (shown by a process that died
+        # before it recorded the message), or on a turn long over, come off that message:
+        # nothing else would ever clear them.
+        stale = outcome.reply is not None and outcome.reply.code == "stale_turn"
+        orphan = outcome.dispatch is not None and not press.s.courier.knows(
+            message.chat.id, message.message_id, outcome.dispatch
+        )
+        if stale or orphan:
+            press.s.courier.clear_keys_later(message.chat.id, message.message_id)
+    return outcome
 
 
 async def my_card_key(press: Press) -> Outcome | None:
