@@ -73,23 +73,4 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await say(s, update, t(lang, "private_only", link=link))
         return
     stats = await queries.personal_stats(s.deps, user.id)
-    lines = [t(lang, "stats_title")]
-    for label_key, row in (("league_season", stats["season"]), ("league_all_time", stats["all"])):
-        if row is None:
-            continue
-        label = t(lang, label_key, season=row.season)
-        lines.append(
-            t(
-                lang,
-                "stats_line",
-                label=label,
-                games=row.games,
-                wins=row.wins + row.shared_wins,
-                shared=row.shared_wins,
-                rating=row.points,
-                lives=row.lives_lost,
-            )
-        )
-    if len(lines) == 1:
-        lines.append(t(lang, "stats_none"))
-    await say(s, update, "\n".join(lines))
+    await say(s, update, s.renderer.stats(lang, stats))

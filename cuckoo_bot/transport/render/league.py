@@ -1,10 +1,11 @@
-"""The league table: rank, name, points, games, wins and win rate, aligned in a monospace
-block."""
+"""The league table (rank, name, points, games, wins and win rate, aligned in a monospace
+block) and a player's own figures."""
 
 from __future__ import annotations
 
 import html
 
+from cuckoo_bot.app.model import Standing
 from cuckoo_bot.app.queries import League
 from cuckoo_bot.transport.render.common import Part, fit
 
@@ -32,3 +33,29 @@ class LeaguePart(Part):
             )
         lines.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
         return fit("\n".join(lines))
+
+    def stats(self, lang: str, stats: dict[str, Standing | None]) -> str:
+        """``/stats``: this month's and all-time figures of the player, wherever they played."""
+        t = self.tr.t
+        lines = [t(lang, "stats_title")]
+        for label_key, row in (
+            ("league_season", stats["season"]),
+            ("league_all_time", stats["all"]),
+        ):
+            if row is None:
+                continue
+            lines.append(
+                t(
+                    lang,
+                    "stats_line",
+                    label=t(lang, label_key, season=row.season),
+                    games=row.games,
+                    wins=row.wins + row.shared_wins,
+                    shared=row.shared_wins,
+                    rating=row.points,
+                    lives=row.lives_lost,
+                )
+            )
+        if len(lines) == 1:
+            lines.append(t(lang, "stats_none"))
+        return "\n".join(lines)
