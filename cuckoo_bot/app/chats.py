@@ -100,11 +100,23 @@ async def set_player_language(deps: Deps, user: Player, language: str) -> Outcom
     return Outcome(reply=Reply("language_set", {"language": code}))
 
 
+NUMBERS = ("lives", "max_players")
+TOGGLES = ("kings_block", "double_cut", "fast_turns")
+
+
 async def change_setting(
-    deps: Deps, chat: Chat, name: str, value: Any, update_id: int | None = None
+    deps: Deps, chat: Chat, name: str, raw: str, update_id: int | None = None
 ) -> Outcome:
-    """An admin changes one house rule (or the turn timeout); takes effect from the next lobby.
-    A redelivered tap changes nothing (it would flip a toggle back)."""
+    """An admin changes one house rule (or the turn timeout) from a settings key's value, as
+    text; takes effect from the next lobby. A redelivered tap changes nothing (it would flip a
+    toggle back); a forged value is answered and changes nothing."""
+    value: Any = raw
+    if name in NUMBERS:
+        if not raw.isdigit() or len(raw) > 4:
+            return refused("invalid_setting", name=name, detail=raw[:20])
+        value = int(raw)
+    elif name in TOGGLES:
+        value = raw == "1"
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
