@@ -54,8 +54,9 @@ async def measure(flood: int, probes: int, database_url: str | None) -> None:
         with tempfile.TemporaryDirectory() as folder:
             url = database_url or f"sqlite+aiosqlite:///{Path(folder) / 'flood.db'}"
             await migrate.upgrade(url)
-            settings = Settings(bot_token=SecretStr(TOKEN), database_url=url,
-                                api_base_url=fake.base_url)  # fmt: skip
+            settings = Settings(
+                bot_token=SecretStr(TOKEN), database_url=url, api_base_url=fake.base_url
+            )
             for user in [*FLOODERS, *CALM_MEMBERS]:
                 fake.add_user(user, f"User {user}", language_code="en", started=True)
             fake.add_group(FLOODED, "Flood", type="supergroup", members=FLOODERS)

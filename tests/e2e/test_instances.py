@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import URL
 
 from cuckoo_bot.app.model import GameStatus
 from cuckoo_bot.demo import TableDriver, play_out
@@ -53,7 +54,7 @@ async def games_everywhere(fake: FakeBotApi) -> None:
 
 @pytest.mark.parametrize("backend", [pytest.param("postgresql", marks=pytest.mark.postgres)])
 async def test_two_webhook_instances_on_one_postgresql_lose_nothing_and_repeat_nothing(
-    fake: FakeBotApi, make_bot: Callable[..., BotProcess], database_url: object
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], database_url: URL
 ) -> None:
     ports = [free_port(), free_port()]
     fake.webhook_targets([f"http://127.0.0.1:{port}/telegram/update" for port in ports])
@@ -88,7 +89,7 @@ async def test_two_webhook_instances_on_one_postgresql_lose_nothing_and_repeat_n
     assert len(served) == 2, served  # both instances handled updates
 
     url = database_url
-    async with reading(url) as uow:  # type: ignore[arg-type]
+    async with reading(url) as uow:
         games = []
         for group in GROUPS:
             games += await uow.games.finished_in_chat(group, limit=10)
@@ -110,7 +111,7 @@ async def test_two_webhook_instances_on_one_postgresql_lose_nothing_and_repeat_n
         moves = [t for t in turns if t is not None]
         assert moves == sorted(set(moves)), "an action was applied twice"
 
-    engine = make_engine(url)  # type: ignore[arg-type]
+    engine = make_engine(url)
     try:
         async with engine.connect() as connection:
             twice = (
