@@ -83,6 +83,7 @@ def build(
             application,
             metrics,
             vitals=lambda: queries.vitals(deps),
+            health=lambda: queries.backlog(deps),
             listen=settings.listen,
             port=settings.port,
             webhook=webhook,

@@ -134,6 +134,12 @@ class Vitals:
     finished: int
 
 
+async def backlog(deps: Deps) -> int:
+    """Notices waiting to be shown (an index lookup: the health check's question)."""
+    async with deps.uow(read_only=True) as uow:
+        return await uow.outbox.backlog()
+
+
 async def vitals(deps: Deps) -> Vitals:
     async with deps.uow(read_only=True) as uow:
         backlog = await uow.outbox.backlog()
