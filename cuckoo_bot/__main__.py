@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -51,7 +52,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             hook = settings.webhook()  # webhook mode needs its secret: said before starting
             secrets = [token, token.split(":", 1)[1], *(hook[2:] if hook else ())]
             configure_logging(settings.log_level, secrets=secrets, fmt=settings.log_format)
-            run(settings)
+            try:
+                run(settings)
+            except (SettingsError, DatabaseUnusable):
+                raise
+            except Exception:
+                # Through the log, whose formatter blanks the token out of the traceback too.
+                logging.getLogger("cuckoo_bot").exception("cuckoo-bot stopped on an error")
+                return 1
         elif args.command == "healthcheck":
             return _healthcheck(settings.port)
         elif args.command == "migrate":

@@ -57,7 +57,7 @@ def build(
     engine = make_engine(settings.database_url)
     clock = clock or SystemClock()
     deps = Deps(
-        uow=sql_uow_factory(engine),
+        uow=sql_uow_factory(engine, instance=settings.instance),
         # A CSPRNG deals the cards in production; a seed only for replayable tests and demos.
         rng=rng
         or (random.Random(settings.seed) if settings.seed is not None else secrets.SystemRandom()),
@@ -66,6 +66,7 @@ def build(
         lobby_timeout=settings.lobby_timeout,
     )
     metrics = Metrics()
+    hook = settings.webhook()
     application = build_application(
         token or settings.token(),
         settings.api_base_url,
@@ -74,9 +75,9 @@ def build(
         metrics,
         group_rate=settings.group_rate,
         private_interval=settings.private_interval,
+        sole_poller=hook is None,
     )
     application.post_shutdown = _dispose(engine)
-    hook = settings.webhook()
     webhook = Webhook(*hook) if hook is not None else None
     web = (
         WebServer(
@@ -96,7 +97,6 @@ def build(
         web,
         webhook,
         poll_timeout=poll_timeout,
-        poll_interval=0.0,
         drain=application.bot_data["services"].drain,
     )
     return Runtime(

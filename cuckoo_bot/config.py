@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -12,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///cuckoo.db"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
 TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,}$")
+INSTANCE_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
 TOKEN_HELP = (
     "CUCKOO_BOT_TOKEN {problem}: talk to @BotFather in Telegram (https://t.me/BotFather),"
@@ -21,6 +23,10 @@ TOKEN_HELP = (
 
 class SettingsError(ValueError):
     """A setting is missing or malformed; the message is one line meant for the operator."""
+
+
+class TokenRejected(SettingsError):
+    """Telegram refused the bot token at start."""
 
 
 class Settings(BaseSettings):
@@ -51,6 +57,18 @@ class Settings(BaseSettings):
     # Where the bot's own HTTP server listens: the webhook (if any), /healthz and /metrics.
     listen: str = "0.0.0.0"
     port: int = Field(default=8080, ge=0, le=65_535)
+    # This instance's name among those sharing a database: stable across restarts (a
+    # container keeps its host name), so a new life of the instance takes its own unfinished
+    # deliveries back at once instead of waiting for their lease to run out.
+    instance: str = Field(default_factory=lambda: socket.gethostname()[:64] or "cuckoo")
+
+    @field_validator("instance")
+    @classmethod
+    def _instance_name(cls, value: str) -> str:
+        value = value.strip()
+        if not INSTANCE_PATTERN.match(value):
+            raise ValueError("must be 1-64 characters A-Z, a-z, 0-9, and . _ : -")
+        return value
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

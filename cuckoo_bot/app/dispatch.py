@@ -76,10 +76,15 @@ async def prepare(
 
 
 # Several instances share the outbox: a notice is held by one at a time, for ``LEASE`` unless
-# renewed (the holder renews what it still has in hand every few seconds). A notice whose send
-# fails for an unexpected reason is tried again later, less often each time, and given up after
-# ``MAX_TRIES`` with its reason kept; the notices behind it go on meanwhile.
-LEASE = timedelta(seconds=20)
+# renewed (the holder renews what it still has in hand every ``RENEW_EVERY``). An instance that
+# dies leaves its notices to the others once the lease runs out (and the next sweep, every
+# ``SWEEP_EVERY``, finds them): at most LEASE + SWEEP_EVERY = 8 s. A new life of the same
+# instance (same name) takes its own back at once, and a stopping one hands back what it holds.
+# A notice whose send fails for an unexpected reason is tried again later, less often each
+# time, and given up after ``MAX_TRIES`` with its reason kept; the notices behind it go on.
+LEASE = timedelta(seconds=6)
+RENEW_EVERY = timedelta(seconds=2)
+SWEEP_EVERY = timedelta(seconds=2)
 MAX_TRIES = 6
 RETENTION = timedelta(days=2)  # sent notices nothing edits any more are deleted after this
 
@@ -126,6 +131,24 @@ async def renew(deps: Deps, ids: Collection[int]) -> None:
         async with deps.uow(autocommit=True) as uow:
             await uow.outbox.renew(ids)
             await uow.commit()
+
+
+async def take_back(deps: Deps, *, everyone: bool) -> int:
+    """At start: this instance's unfinished claims are its own again at once (a new life of
+    the same instance); with ``everyone`` (polling, where only one process can poll a token),
+    the claims of every other name too. How many notices that makes."""
+    async with deps.uow(autocommit=True) as uow:
+        taken = await uow.outbox.take_back(everyone=everyone)
+        await uow.commit()
+    return taken
+
+
+async def hand_back(deps: Deps) -> int:
+    """At a graceful stop: what this instance still holds is free for the next one, now."""
+    async with deps.uow(autocommit=True) as uow:
+        freed = await uow.outbox.hand_back()
+        await uow.commit()
+    return freed
 
 
 async def mark(deps: Deps, delivered: Sequence[Delivered]) -> None:

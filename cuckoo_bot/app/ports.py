@@ -108,6 +108,15 @@ class OutboxRepository(Protocol):
         """Extend this instance's claims on notices still in its hands."""
         ...
 
+    async def take_back(self, *, everyone: bool) -> int:
+        """Claim for this instance, now, the undelivered notices held under its own name (or,
+        with ``everyone``, under any name); failed tries waiting for their retry stay waiting."""
+        ...
+
+    async def hand_back(self) -> int:
+        """Free every undelivered notice this instance holds (it is stopping)."""
+        ...
+
     async def sent(self, game_id: int) -> list[SentMessage]:
         """The game's messages that later notices may edit: those that still show keys, and
         its newest lobby and table message."""

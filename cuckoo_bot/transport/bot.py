@@ -41,7 +41,10 @@ def build_application(
     metrics: Metrics | None = None,
     group_rate: int = 20,
     private_interval: float = 1.0,
+    sole_poller: bool = False,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
+    """The bot's PTB application. ``sole_poller``: this process polls, and only one process
+    can poll a token, so at start it takes over every unfinished delivery, whoever held it."""
     metrics = metrics or Metrics()
     application = (
         ApplicationBuilder()
@@ -57,7 +60,6 @@ def build_application(
                 parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
             )
         )
-        .post_init(_post_init)
         # Updates are handled side by side (each press is its own transaction on a locked game
         # row), a few per chat at most, so no chat's flood or rate limit holds back the others.
         .concurrent_updates(FairUpdates(metrics, 32))
@@ -81,7 +83,6 @@ def build_application(
         # Any instance fires an expired clock; the game's row lock and deadline make it once.
         for game_id, _ in await play.due(deps):
             await expire(game_id)
-        await courier.renew()
         await courier.sweep()
         budget.forget_idle()
         if deps.clock.now() - last_prune >= PRUNE_EVERY:
@@ -95,22 +96,33 @@ def build_application(
         renderer=renderer,
         courier=courier,
         replies=Replies(application.bot, budget, courier.saw),
-        timers=Timers(application.job_queue, expire, sweep),
+        timers=Timers(
+            application.job_queue,
+            expire,
+            sweep,
+            courier.renew,
+            sweep_every=outbox.SWEEP_EVERY.total_seconds(),
+            renew_every=outbox.RENEW_EVERY.total_seconds(),
+        ),
     )
     application.bot_data["services"] = services
     handlers.install(application)
+
+    async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        """At start: learn our username, register commands, re-arm every deadline, take back
+        the deliveries a previous life of this instance left, and send them."""
+        services.bot_username = application.bot.username or ""  # learnt by getMe
+        await _register_commands(application, services.renderer.tr)
+        for game_id, deadline in await play.deadlines(services.deps):
+            services.timers.arm(game_id, deadline)
+        services.timers.start()
+        taken = await outbox.take_back(deps, everyone=sole_poller)
+        if taken:
+            log.info("took back %s undelivered notice(s) left by an earlier run", taken)
+        services.courier.schedule(None)  # in the background: updates are taken from now on
+
+    application.post_init = post_init
     return application
-
-
-async def _post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """At start: learn our username, register commands, re-arm every deadline, send leftovers."""
-    services: handlers.Services = application.bot_data["services"]
-    services.bot_username = application.bot.username or ""  # learnt by initialize (getMe)
-    await _register_commands(application, services.renderer.tr)
-    for game_id, deadline in await play.deadlines(services.deps):
-        services.timers.arm(game_id, deadline)
-    services.timers.start()
-    services.courier.schedule(None)  # leftovers go out in the background, polling starts now
 
 
 async def _register_commands(

@@ -1,8 +1,10 @@
 """Starting and stopping the bot, polling or behind a webhook, with a shutdown that ends in time.
 
-Start: the HTTP server first (health and metrics answer while Telegram is still out of reach),
-then PTB (learning the bot's name, which Telegram must answer: retried until it does or a stop
-is asked), start-up work, and the source of updates (the webhook registered, or polling).
+Start: the HTTP server first (health and metrics answer while Telegram is still out of reach;
+the webhook answers 503 with Retry-After until the bot is ready), then PTB (learning the bot's
+name, which Telegram must answer: retried until it does or a stop is asked; a token Telegram
+rejects ends the start with ``TokenRejected``), start-up work, and the source of updates (the
+webhook registered, or the poller of ``intake.py``).
 
 Stop (SIGTERM): updates are turned away first; those in hand are finished; deliveries under way
 get a moment, and what they could not send stays in the outbox for the next instance; then PTB
@@ -19,9 +21,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from telegram import Update
-from telegram.error import NetworkError, RetryAfter
+from telegram.error import InvalidToken, NetworkError, RetryAfter
 from telegram.ext import Application
 
+from cuckoo_bot.config import TokenRejected
+from cuckoo_bot.transport.intake import Poller
 from cuckoo_bot.transport.web import Webhook, WebServer
 
 log = logging.getLogger(__name__)
@@ -55,30 +59,38 @@ class Serving:
         webhook: Webhook | None = None,
         *,
         poll_timeout: int = 30,
-        poll_interval: float = 0.0,
         drain: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         self.application = application
         self.web = web
         self.webhook = webhook
         self.poll_timeout = poll_timeout
-        self.poll_interval = poll_interval
         self.drain = drain
         self.started = False
+        self.poller: Poller | None = None
+        self._polling: asyncio.Task[None] | None = None
 
     async def start(self, stop: asyncio.Event) -> bool:
         """Everything up; False if ``stop`` was set before Telegram could be reached."""
         app = self.application
         if self.web is not None:
             await self.web.start()
-        if not await until_answered(app.initialize, stop, "start-up"):
-            return False
+        try:
+            if not await until_answered(app.initialize, stop, "start-up"):
+                return False
+        except InvalidToken:
+            raise TokenRejected(
+                "CUCKOO_BOT_TOKEN was rejected by Telegram: check it with @BotFather"
+                " (https://t.me/BotFather, /mybots → API Token)"
+            ) from None
         if app.post_init is not None:
             post_init = app.post_init
             if not await until_answered(lambda: post_init(app), stop, "start-up"):
                 return False
         await app.start()
         self.started = True
+        if self.web is not None:
+            self.web.ready()  # deadlines re-armed, leftovers on their way: updates welcome
         if self.webhook is not None:
             hook = self.webhook
 
@@ -94,19 +106,22 @@ class Serving:
                 return False
             log.info("webhook registered; updates arrive at %s", hook.path)
         else:
-            updater = app.updater
-            assert updater is not None
-
-            async def poll() -> None:
-                await updater.start_polling(
-                    allowed_updates=Update.ALL_TYPES,
-                    timeout=self.poll_timeout,
-                    poll_interval=self.poll_interval,
-                )
-
-            if not await until_answered(poll, stop, "starting to poll"):
+            # A webhook left registered would make Telegram refuse to be polled.
+            if not await until_answered(
+                lambda: app.bot.delete_webhook(drop_pending_updates=False),
+                stop,
+                "starting to poll",
+            ):
                 return False
+            self.poller = Poller(app, self.poll_timeout, allowed_updates=Update.ALL_TYPES)
+            self._polling = asyncio.get_running_loop().create_task(self.poller.run())
         return True
+
+    async def _end_polling(self) -> None:
+        if self._polling is not None:
+            await self._polling  # returns at once: the poll under way is left
+        if self.poller is not None:
+            await self.poller.finish()
 
     async def stop(self, budget: float = STOP_BUDGET) -> None:
         """Stop within ``budget`` seconds, whatever Telegram does."""
@@ -125,8 +140,9 @@ class Serving:
         app = self.application
         if self.web is not None:
             self.web.stop_taking()
-        if app.updater is not None and app.updater.running:
-            await step("stopping polling", app.updater.stop(), 2.0)
+        if self.poller is not None:
+            self.poller.stop()
+            await step("finishing the updates in hand", self._end_polling(), 3.0)
         if self.web is not None:
             await step("finishing the updates in hand", self.web.finish(3.0), 3.0)
         if self.drain is not None:

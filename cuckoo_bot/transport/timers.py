@@ -2,7 +2,9 @@
 
 Each open game has at most one timer, re-armed after every move and at start-up. A sweeper
 also runs every few seconds and expires whatever is overdue, so a missed or lost timer (a
-restart, another instance) only ever delays a timeout, never loses it.
+restart, another instance) only ever delays a timeout, never loses it. A renewer, on its own
+job so that a long sweep never lets them lapse, keeps this instance's claims on the notices in
+its hands.
 """
 
 from __future__ import annotations
@@ -26,17 +28,24 @@ class Timers:
         job_queue: JobQueue[Any] | None,
         expire: Expire,
         sweep: Sweep,
-        sweep_every: float = 5.0,
+        renew: Sweep,
+        sweep_every: float = 2.0,
+        renew_every: float = 2.0,
     ) -> None:
         self.job_queue = job_queue
         self.expire = expire
         self.sweep = sweep
+        self.renew = renew
         self.sweep_every = sweep_every
+        self.renew_every = renew_every
 
     def start(self) -> None:
         if self.job_queue is not None:
             self.job_queue.run_repeating(
                 self._sweep, interval=self.sweep_every, first=self.sweep_every, name="sweeper"
+            )
+            self.job_queue.run_repeating(
+                self._renew, interval=self.renew_every, first=self.renew_every, name="renewer"
             )
 
     def arm(self, game_id: int, deadline: datetime) -> None:
@@ -57,3 +66,9 @@ class Timers:
             await self.sweep()
         except Exception:  # the sweeper must survive a bad moment (database restart, network)
             log.exception("sweep failed")
+
+    async def _renew(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        try:
+            await self.renew()
+        except Exception:
+            log.exception("renewing the claims failed")

@@ -24,6 +24,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from cuckoo_bot.app.queries import Vitals
+from cuckoo_bot.transport.intake import handle
 from cuckoo_bot.transport.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class WebServer:
         self.webhook = webhook
         self._runner: web.AppRunner | None = None
         self._taking = True
+        self._ready = False  # until the bot has started: updates get 503 with Retry-After
         self._in_hand = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -80,6 +82,10 @@ class WebServer:
         if self.port == 0:  # an ephemeral port (tests): learn which
             self.port = int(self._runner.addresses[0][1])
         log.info("serving /healthz and /metrics on %s:%s", self.listen, self.port)
+
+    def ready(self) -> None:
+        """The bot has started: updates are handled from now on."""
+        self._ready = True
 
     def stop_taking(self) -> None:
         """New updates are turned away with 503 (Telegram sends them again later)."""
@@ -104,8 +110,10 @@ class WebServer:
         given = request.headers.get(SECRET_HEADER, "")
         if not hmac.compare_digest(given.encode(), self.webhook.secret.encode()):
             return web.Response(status=403, text="forbidden")
-        if not self._taking:
-            return web.Response(status=503, text="shutting down", headers={"Retry-After": "1"})
+        if not self._ready or not self._taking:
+            # Telegram sends it again: nothing is lost, and nothing is logged as an error.
+            why = "starting" if self._taking else "shutting down"
+            return web.Response(status=503, text=why, headers={"Retry-After": "1"})
         try:
             data = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -120,8 +128,7 @@ class WebServer:
             # answered to the user by the error handler and is no reason to send it again.
             # Through PTB's update processor, as polled updates go: at most as many side by
             # side, counted and timed alike.
-            app = self.application
-            await app.update_processor.process_update(update, app.process_update(update))
+            await handle(self.application, update)
         finally:
             self._in_hand -= 1
             if not self._in_hand:

@@ -64,8 +64,9 @@ async def test_two_webhook_instances_on_one_postgresql_lose_nothing_and_repeat_n
             CUCKOO_WEBHOOK_URL=PUBLIC_URL,
             CUCKOO_WEBHOOK_SECRET=SECRET,
             CUCKOO_PORT=str(port),
+            CUCKOO_INSTANCE=f"bot-{n}",  # two hosts: two names (restarts keep theirs)
         )
-        for port in ports
+        for n, port in enumerate(ports)
     ]
     for bot in bots:
         await bot.start()

@@ -95,6 +95,28 @@ class SqlOutbox:
             .execution_options(synchronize_session=False)
         )
 
+    async def take_back(self, *, everyone: bool) -> int:
+        held = (
+            OutboxRow.claimed_by.is_not(None)
+            if everyone
+            else (OutboxRow.claimed_by == self._s.instance)
+        )
+        # A failed try waiting for its retry has no holder (``claimed_by`` is NULL): untouched.
+        return await self._s.rowcount(
+            update(OutboxRow)
+            .where(OutboxRow.sent_at.is_(None), held)
+            .values(claimed_by=self._s.instance, claim_until=self._s.now() + self._s.lease)
+            .execution_options(synchronize_session=False)
+        )
+
+    async def hand_back(self) -> int:
+        return await self._s.rowcount(
+            update(OutboxRow)
+            .where(OutboxRow.sent_at.is_(None), OutboxRow.claimed_by == self._s.instance)
+            .values(claimed_by=None, claim_until=None)
+            .execution_options(synchronize_session=False)
+        )
+
     async def sent(self, game_id: int) -> list[SentMessage]:
         newest_here = (
             select(func.max(OutboxRow.id))

@@ -158,6 +158,14 @@ class Courier:
                 await asyncio.gather(*list(self._tasks), return_exceptions=True)
                 break
             await asyncio.wait(list(self._tasks), timeout=left)
+        # What this instance still holds is free for the next one now, not when the lease ends.
+        try:
+            freed = await outbox.hand_back(self.deps)
+        except Exception as exc:
+            log.warning("shutdown: could not hand back the undelivered notices: %r", exc)
+        else:
+            if freed:
+                log.info("handed back %s undelivered notice(s)", freed)
 
     async def renew(self) -> None:
         """Keep this instance's claims on the notices it is delivering (from the sweeper)."""
