@@ -24,6 +24,7 @@ from cuckoo_bot.config import Settings
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.persistence.engine import make_engine
+from cuckoo_bot.persistence.ledger import SqlCallLedger
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.bot import build_application
@@ -76,6 +77,10 @@ def build(
         group_rate=settings.group_rate,
         private_interval=settings.private_interval,
         sole_poller=hook is None,
+        # Several instances share one PostgreSQL, and with it Telegram's limits; one instance
+        # on SQLite keeps them in memory.
+        ledger=SqlCallLedger(engine) if engine.dialect.name == "postgresql" else None,
+        instance=settings.instance,
     )
     application.post_shutdown = _dispose(engine)
     webhook = Webhook(*hook) if hook is not None else None

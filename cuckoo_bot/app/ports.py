@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
@@ -199,3 +199,25 @@ class UnitOfWorkFactory(Protocol):
 
 class ConcurrentUpdate(Exception):
     """The game changed under us (another instance or a timeout won the race)."""
+
+
+class CallLedger(Protocol):
+    """Telegram's limits shared by the instances of one database: one budget per group, and
+    the overall rate split among the instances alive."""
+
+    async def take(
+        self, chat_id: int, now: float, rate: int, period: float
+    ) -> tuple[bool, list[float]]:
+        """Count a call to the group if fewer than ``rate`` were made in the ``period``
+        seconds before ``now`` (Unix seconds) by any instance: whether it was counted, and the
+        times of the calls now in that window."""
+        ...
+
+    async def spend(self, chat_id: int, now: float, period: float) -> list[float]:
+        """Count a call made anyway (an answer that cannot wait); the window's call times."""
+        ...
+
+    async def alive(self, instance: str, now: datetime, within: timedelta) -> int:
+        """Say that ``instance`` is alive at ``now``; how many instances were seen ``within``
+        (itself included)."""
+        ...

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
@@ -20,6 +21,7 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from cuckoo_bot.persistence.types import UtcDateTime, json_type
@@ -242,3 +244,27 @@ class StandingRow(Base):
 
 
 metadata = Base.metadata
+
+
+# Several instances on one PostgreSQL share Telegram's limits through these two tables
+# (``persistence/ledger.py``); one instance on SQLite keeps its budget in memory.
+CallTimes = JSON().with_variant(ARRAY(Double()), "postgresql")
+
+
+class GroupBudgetRow(Base):
+    """The times (Unix seconds) of the latest Bot API calls to one group, by any instance."""
+
+    __tablename__ = "group_budgets"
+
+    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    calls: Mapped[list[float]] = mapped_column(CallTimes)
+
+
+class InstanceRow(Base):
+    """An instance sharing the database, and when it last said it was alive: the overall rate
+    (30 calls a second per bot) is split among the living ones."""
+
+    __tablename__ = "instances"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seen_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -13,17 +13,18 @@ from telegram import (
     LinkPreviewOptions,
 )
 from telegram.constants import ParseMode
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
+from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from cuckoo_bot.app import dispatch as outbox
 from cuckoo_bot.app import play
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.ports import CallLedger
 from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
 from cuckoo_bot.transport.admission import FairUpdates
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
-from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
+from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer, SharedRateLimiter
 from cuckoo_bot.transport.render import Renderer
 from cuckoo_bot.transport.replies import Replies
 from cuckoo_bot.transport.timers import Timers
@@ -31,6 +32,7 @@ from cuckoo_bot.transport.timers import Timers
 log = logging.getLogger(__name__)
 
 PRUNE_EVERY = timedelta(minutes=10)  # how often an instance deletes old sent notices
+ALIVE_WITHIN = 3 * outbox.RENEW_EVERY  # an instance not heard of for longer is gone
 
 
 def build_application(
@@ -42,10 +44,15 @@ def build_application(
     group_rate: int = 20,
     private_interval: float = 1.0,
     sole_poller: bool = False,
+    ledger: CallLedger | None = None,
+    instance: str = "local",
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot's PTB application. ``sole_poller``: this process polls, and only one process
-    can poll a token, so at start it takes over every unfinished delivery, whoever held it."""
+    can poll a token, so at start it takes over every unfinished delivery, whoever held it.
+    ``ledger``: several instances share Telegram's limits through the database (PostgreSQL);
+    ``instance`` is this one's name there."""
     metrics = metrics or Metrics()
+    limiter = SharedRateLimiter(group_max_rate=0, max_retries=3)
     application = (
         ApplicationBuilder()
         .token(token)
@@ -54,7 +61,7 @@ def build_application(
         .get_updates_request(CountingRequest(metrics, read_timeout=40))
         # The overall limit (30 a second) and waiting out a 429 stay with PTB; a group's
         # budget is the courier's, which coalesces instead of queueing (``pacing.py``).
-        .rate_limiter(AIORateLimiter(group_max_rate=0, max_retries=3))
+        .rate_limiter(limiter)
         .defaults(
             Defaults(
                 parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
@@ -66,7 +73,7 @@ def build_application(
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
-    budget = GroupBudget(group_rate, clock=lambda: deps.clock.now().timestamp())
+    budget = GroupBudget(group_rate, clock=lambda: deps.clock.now().timestamp(), ledger=ledger)
     courier = Courier(deps, application.bot, renderer, budget, PrivatePacer(private_interval))
 
     async def expire(game_id: int) -> None:
@@ -91,6 +98,11 @@ def build_application(
             if gone:
                 log.info("pruned %s old sent notices", gone)
 
+    async def renew() -> None:
+        await courier.renew()
+        if ledger is not None:  # alive, and this instance's share of the overall rate
+            limiter.share(await ledger.alive(instance, deps.clock.now(), ALIVE_WITHIN))
+
     services = handlers.Services(
         deps=deps,
         renderer=renderer,
@@ -100,7 +112,7 @@ def build_application(
             application.job_queue,
             expire,
             sweep,
-            courier.renew,
+            renew,
             sweep_every=outbox.SWEEP_EVERY.total_seconds(),
             renew_every=outbox.RENEW_EVERY.total_seconds(),
         ),

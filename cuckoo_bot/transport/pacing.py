@@ -11,18 +11,39 @@ a controlled one, so the sliding window below is written here.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import Callable
+
+from aiolimiter import AsyncLimiter
+from telegram.constants import FloodLimit
+from telegram.ext import AIORateLimiter
+
+from cuckoo_bot.app.ports import CallLedger
+
+log = logging.getLogger(__name__)
 
 Seconds = Callable[[], float]
 
 
 class GroupBudget:
-    """At most ``rate`` calls to one group in any ``period`` seconds (sends, edits, deletes)."""
+    """At most ``rate`` calls to one group in any ``period`` seconds (sends, edits, deletes).
 
-    def __init__(self, rate: int, clock: Seconds, period: float = 60.0) -> None:
+    With a ``ledger`` (several instances on one PostgreSQL) the budget is the group's, not this
+    instance's: a call is taken in the shared ledger, and this instance's window follows what
+    the ledger says (every instance's calls), so its decisions to wait, coalesce or send count
+    them all. Without one, the window is this process's (one instance)."""
+
+    def __init__(
+        self,
+        rate: int,
+        clock: Seconds,
+        period: float = 60.0,
+        ledger: CallLedger | None = None,
+    ) -> None:
         self.rate = rate
         self.period = period
+        self.ledger = ledger
         self._clock = clock
         self._calls: dict[int, deque[float]] = {}
 
@@ -33,17 +54,37 @@ class GroupBudget:
             calls.popleft()
         return calls
 
-    def take(self, chat_id: int) -> bool:
+    async def take(self, chat_id: int) -> bool:
         """Spend one call if the budget allows it now."""
         calls = self._window(chat_id)
         if len(calls) >= self.rate:
             return False
-        calls.append(self._clock())
-        return True
+        now = self._clock()
+        if self.ledger is None:
+            calls.append(now)
+            return True
+        try:
+            taken, window = await self.ledger.take(chat_id, now, self.rate, self.period)
+        except Exception as exc:  # the database is away: no call now, the caller waits
+            log.warning("group %s: the shared budget does not answer: %r", chat_id, exc)
+            calls.append(now)  # and retries a little later, not at once
+            return False
+        self._follow(chat_id, window)
+        return taken
 
-    def spend(self, chat_id: int) -> None:
+    async def spend(self, chat_id: int) -> None:
         """Count a call that was made anyway (a reply to a command): later calls wait longer."""
-        self._window(chat_id).append(self._clock())
+        now = self._clock()
+        self._window(chat_id).append(now)
+        if self.ledger is not None:
+            try:
+                self._follow(chat_id, await self.ledger.spend(chat_id, now, self.period))
+            except Exception as exc:
+                log.warning("group %s: the shared budget does not answer: %r", chat_id, exc)
+
+    def _follow(self, chat_id: int, window: list[float]) -> None:
+        """This instance's view of the group's window becomes the ledger's."""
+        self._calls[chat_id] = deque(sorted(window))
 
     def calm(self, chat_id: int) -> float:
         """Seconds until an update that can wait is welcome: calls spread evenly over the
@@ -96,3 +137,22 @@ class PrivatePacer:
         self._last[chat_id] = now
         if len(self._last) > 10_000:  # forget chats not written to for a while
             self._last = {c: t for c, t in self._last.items() if t > now - self.interval}
+
+
+class SharedRateLimiter(AIORateLimiter):
+    """PTB's limiter (the overall rate, waiting out a 429), with the overall rate split evenly
+    among the instances alive: N instances together never exceed Telegram's 30 calls a second.
+    An even split wastes what an idle instance does not use, but needs no statement per call;
+    a group's budget, which matters more, is shared exactly (``GroupBudget``)."""
+
+    def __init__(self, overall: float = FloodLimit.MESSAGES_PER_SECOND, **kwargs: object) -> None:
+        super().__init__(overall_max_rate=overall, **kwargs)  # type: ignore[arg-type]
+        self.overall = overall
+        self.instances = 1
+
+    def share(self, instances: int) -> None:
+        """``instances`` are alive now: this one may use its share of the overall rate."""
+        instances = max(instances, 1)
+        if instances != self.instances:
+            self.instances = instances
+            self._base_limiter = AsyncLimiter(max_rate=self.overall / instances, time_period=1)

@@ -44,7 +44,7 @@ class Replies:
             await self._send(answer)
             return
         queue = self._queues.get(chat)
-        if queue is None and self.budget.take(chat):
+        if queue is None and await self.budget.take(chat):
             await self._send(answer)
             return
         if queue is None:
@@ -75,8 +75,10 @@ class Replies:
                 wait = self.budget.next_free(chat)
                 if wait > 0:
                     await asyncio.sleep(wait)
-                if self.budget.take(chat):
+                if await self.budget.take(chat):
                     await self._send(queue.popleft())
+                else:  # another instance took the call (shared budget): wait for the next
+                    await asyncio.sleep(max(self.budget.next_free(chat), 0.2))
         finally:
             self._queues.pop(chat, None)
 

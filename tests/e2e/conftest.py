@@ -12,7 +12,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,9 +21,11 @@ import pytest
 from sqlalchemy.engine import URL
 
 from cuckoo_bot.app.league import season_of
+from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.demo import TableDriver
-from cuckoo_bot.domain.events import Revealed
+from cuckoo_bot.domain.engine import apply, new_game
+from cuckoo_bot.domain.events import Revealed, RoundDealt
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.uow import sql_uow_factory
@@ -80,6 +82,14 @@ class BotProcess:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(10)
         self.process = None
+
+    def terminate(self, within: float = 10.0) -> int:
+        """SIGTERM, as a deploy stops it, and wait for the graceful stop; its exit code."""
+        assert self.process is not None and self.process.poll() is None
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(within)
+        self.process = None
+        return code
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -178,3 +188,29 @@ async def reveals_in_store(database_url: URL, game_id: int) -> list[dict[int, st
         for e in entry.events
         if isinstance(e, Revealed)
     ]
+
+
+async def audit_finished_games(database_url: URL, chats: Iterable[int]) -> list[Game]:
+    """Every finished game of these chats, checked against its log: the log replays through
+    the rules engine event for event to the stored state, and no move was applied twice
+    (the turns of the players' moves strictly increase)."""
+    async with reading(database_url) as uow:
+        games = [g for chat in chats for g in await uow.games.finished_in_chat(chat, limit=50)]
+        logs = {game.id: await uow.games.log(game.id) for game in games}
+    for game in games:
+        assert game.status is GameStatus.FINISHED and game.state is not None
+        log = logs[game.id]
+        dealt = next(e for entry in log for e in entry.events if isinstance(e, RoundDealt))
+        state = new_game(game.seats, game.rules, dealt.dealer)
+        moves = []
+        for entry in log:
+            if entry.action is None:
+                continue
+            state, events = apply(state, entry.action)
+            assert events == entry.events, (game.id, entry)
+            turn = getattr(entry.action, "turn", None)
+            if entry.actor is not None and turn is not None:
+                moves.append(turn)
+        assert state == game.state, game.id
+        assert moves == sorted(set(moves)), f"a move of game {game.id} was applied twice"
+    return games

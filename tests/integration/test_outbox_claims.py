@@ -145,3 +145,64 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
         left = set((await connection.execute(text("SELECT id FROM outbox"))).scalars())
     # Kept: the running game's, the one with keys still on it, the one not sent yet.
     assert left == {notices[1].id, notices[2].id, notices[3].id}
+
+
+async def test_a_new_life_of_an_instance_takes_its_own_claims_back_at_once(
+    engine: AsyncEngine, clock: StepClock
+) -> None:
+    async with sql_uow_factory(engine, clock, instance="host-a")() as uow:
+        await seed(uow)
+        made = [_note("a"), _note("b")]
+        await uow.outbox.add_many(made)
+        await uow.commit()
+    # The process dies at once and starts again under the same name: no lease to wait for.
+    again = Deps(
+        uow=sql_uow_factory(engine, clock, instance="host-a"), rng=random.Random(1), clock=clock
+    )
+    other = Deps(
+        uow=sql_uow_factory(engine, clock, instance="host-b"), rng=random.Random(1), clock=clock
+    )
+    assert await dispatch.take_back(other, everyone=False) == 0  # not "host-b"'s
+    assert (await dispatch.pending(other)).notices == []
+    assert await dispatch.take_back(again, everyone=False) == 2
+    assert [n.id for n in (await dispatch.pending(again)).notices] == [n.id for n in made]
+
+
+async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting(
+    engine: AsyncEngine, clock: StepClock
+) -> None:
+    async with sql_uow_factory(engine, clock, instance="old")() as uow:
+        await seed(uow)
+        held, failing = _note("held"), _note("failing")
+        await uow.outbox.add_many([held, failing])
+        await uow.outbox.mark(
+            [Delivered(failing.id, error="boom", retry_at=clock.now() + timedelta(seconds=30))]
+        )
+        await uow.commit()
+    poller = Deps(
+        uow=sql_uow_factory(engine, clock, instance="new"), rng=random.Random(1), clock=clock
+    )
+    assert await dispatch.take_back(poller, everyone=True) == 1
+    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id]
+    clock.advance(seconds=31)  # the failed one's retry is due: anyone may take it then
+    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id, failing.id]
+
+
+async def test_a_stopping_instance_hands_back_what_it_holds(
+    engine: AsyncEngine, clock: StepClock
+) -> None:
+    stopping = Deps(
+        uow=sql_uow_factory(engine, clock, instance="stopping"), rng=random.Random(1), clock=clock
+    )
+    async with stopping.uow() as uow:
+        await seed(uow)
+        made = [_note("a"), _note("b")]
+        await uow.outbox.add_many(made)
+        await uow.commit()
+    await dispatch.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
+    successor = Deps(
+        uow=sql_uow_factory(engine, clock, instance="next"), rng=random.Random(1), clock=clock
+    )
+    assert (await dispatch.pending(successor)).notices == []  # held, lease running
+    assert await dispatch.hand_back(stopping) == 1
+    assert [n.id for n in (await dispatch.pending(successor)).notices] == [made[1].id]

@@ -159,7 +159,7 @@ class GroupLane(Lane):
             game = self.context.games.get(game_id)
             for old in list(self.context.live.get((self.chat_id, game_id), [])):
                 if old.notice.kind is NoticeKind.TURN and not self._current(old.notice, game):
-                    if not self.courier.budget.take(self.chat_id):
+                    if not await self.courier.budget.take(self.chat_id):
                         return
                     await self.courier.calls.remove(self.chat_id, old.message_id)
                     self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
@@ -199,7 +199,7 @@ class GroupLane(Lane):
         else:
             rendered = render.group_notice(notice, game, players, lang)
             target = None
-        if not self.courier.budget.take(self.chat_id):
+        if not await self.courier.budget.take(self.chat_id):
             return False
         try:
             if target is not None and await self.courier.calls.edit(

@@ -75,7 +75,7 @@ async def setting(
     stored = await chats.chat_settings(s.deps, chat_of(chat))
     rendered = s.renderer.settings(lang, stored, s.deps.turn_timeout)
     if query.message is not None:
-        s.courier.budget.spend(chat.id)
+        await s.courier.budget.spend(chat.id)
         try:
             await query.edit_message_text(rendered.text, reply_markup=rendered.keyboard)
         except TelegramError as exc:

@@ -203,7 +203,7 @@ async def test_private_chats_never_wait_for_a_group_out_of_budget(
     calls_before = len(table.group_calls())
     # The group's budget is spent (say, by a burst of commands): every call it allows is gone.
     for _ in range(GROUP_MESSAGES_PER_MINUTE):
-        table.courier.budget.spend(GROUP)
+        await table.courier.budget.spend(GROUP)
     presses = await table.play(game_id, seconds_per_tap=1.0)  # checks each private prompt
     assert presses > 0 and table.world.games[game_id].status is GameStatus.FINISHED
     # The game was played out in private chats while the group waited for its budget...

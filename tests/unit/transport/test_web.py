@@ -74,6 +74,7 @@ async def running() -> AsyncIterator[Running]:
         await app.initialize()
         await app.start()
         await server.start()
+        server.ready()
         try:
             yield Running(fake, server, metrics)
         finally:
@@ -125,6 +126,34 @@ async def test_at_shutdown_new_updates_are_turned_away_for_telegram_to_send_agai
     assert await post(f"{running.url}/tg/hook", command(12, "/rules"), SECRET) == 503
     assert running.fake.call_count("sendMessage") == 0
     await running.server.finish(1.0)  # nothing in hand: returns at once
+
+
+async def test_while_the_bot_starts_updates_get_503_with_retry_after_never_500(
+    running: Running,
+) -> None:
+    starting = WebServer(
+        running.server.application,
+        running.metrics,
+        vitals=running.server.vitals,
+        listen="127.0.0.1",
+        port=0,
+        webhook=running.server.webhook,
+    )
+    await starting.start()
+    try:
+        url = f"http://127.0.0.1:{starting.port}/tg/hook"
+        headers = {SECRET_HEADER: SECRET}
+        async with aiohttp.ClientSession() as http:
+            async with http.post(url, json=command(14, "/rules"), headers=headers) as answer:
+                assert answer.status == 503
+                assert answer.headers["Retry-After"] == "1"
+            assert running.fake.call_count("sendMessage") == 0  # not handled: sent again later
+            starting.ready()
+            async with http.post(url, json=command(14, "/rules"), headers=headers) as answer:
+                assert answer.status == 200
+        assert running.fake.call_count("sendMessage") == 1
+    finally:
+        await starting.stop()
 
 
 async def test_metrics_count_updates_calls_and_the_store(running: Running) -> None:

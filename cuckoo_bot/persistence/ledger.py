@@ -1,0 +1,76 @@
+"""Telegram's limits shared by several instances on one PostgreSQL (``ports.CallLedger``).
+
+A group's budget (20 calls a minute) is one row holding the times of its latest calls: taking a
+call is one ``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` that appends the time only while the
+window has room. PostgreSQL locks the row and evaluates the condition on its newest version, so
+two instances calling at once never both take the last call. A call costs this one statement
+(two when refused); a group gets at most 20 calls a minute, so the ledger adds at most 20
+statements a minute per busy group. The instances alive (``instances``, a row each, renewed every
+few seconds) split the overall rate.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+_TAKE = text(
+    """
+    INSERT INTO group_budgets (chat_id, calls) VALUES (:chat, ARRAY[CAST(:now AS float8)])
+    ON CONFLICT (chat_id) DO UPDATE
+    SET calls = array_append(
+        ARRAY(SELECT c FROM unnest(group_budgets.calls) AS c WHERE c > :since), :now)
+    WHERE (SELECT count(*) FROM unnest(group_budgets.calls) AS c WHERE c > :since) < :rate
+    RETURNING calls
+    """
+)
+_SPEND = text(
+    """
+    INSERT INTO group_budgets (chat_id, calls) VALUES (:chat, ARRAY[CAST(:now AS float8)])
+    ON CONFLICT (chat_id) DO UPDATE
+    SET calls = array_append(
+        ARRAY(SELECT c FROM unnest(group_budgets.calls) AS c WHERE c > :since), :now)
+    RETURNING calls
+    """
+)
+_WINDOW = text("SELECT calls FROM group_budgets WHERE chat_id = :chat")
+_ALIVE = text(
+    """
+    INSERT INTO instances (name, seen_at) VALUES (:name, :now)
+    ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at
+    """
+)
+_COUNT = text("SELECT count(*) FROM instances WHERE seen_at > :since")
+_FORGET = text("DELETE FROM instances WHERE seen_at < :long_ago")
+
+
+class SqlCallLedger:
+    """The ledger on PostgreSQL; each statement commits by itself."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    async def take(
+        self, chat_id: int, now: float, rate: int, period: float
+    ) -> tuple[bool, list[float]]:
+        params = {"chat": chat_id, "now": now, "since": now - period, "rate": rate}
+        async with self._engine.connect() as connection:
+            taken = (await connection.execute(_TAKE, params)).scalar_one_or_none()
+            if taken is not None:
+                return True, list(taken)
+            window = (await connection.execute(_WINDOW, {"chat": chat_id})).scalar_one_or_none()
+        return False, [c for c in window or () if c > now - period]
+
+    async def spend(self, chat_id: int, now: float, period: float) -> list[float]:
+        params = {"chat": chat_id, "now": now, "since": now - period}
+        async with self._engine.connect() as connection:
+            return list((await connection.execute(_SPEND, params)).scalar_one())
+
+    async def alive(self, instance: str, now: datetime, within: timedelta) -> int:
+        async with self._engine.connect() as connection:
+            await connection.execute(_ALIVE, {"name": instance, "now": now})
+            await connection.execute(_FORGET, {"long_ago": now - timedelta(days=1)})
+            count = (await connection.execute(_COUNT, {"since": now - within})).scalar_one()
+        return max(int(count), 1)
