@@ -201,11 +201,13 @@ async def play_out(
     table_size: int,
     max_turns: int = 2000,
     check: Callable[[Prompt], Awaitable[None]] | None = None,
+    wait: float = 10.0,
 ) -> None:
-    """Press keys for the humans until the game is over; ``check`` looks at every prompt."""
+    """Press keys for the humans until the game is over; ``check`` looks at every prompt;
+    ``wait``: seconds to wait for the next prompt (or the end)."""
     last: str | None = None
     for _ in range(max_turns):
-        prompt = await driver.next_prompt(after=last)
+        prompt = await driver.next_prompt(after=last, wait=wait)
         if prompt is None:
             return
         if prompt.actor not in humans:

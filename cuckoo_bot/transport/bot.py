@@ -24,7 +24,13 @@ from cuckoo_bot.transport import handlers
 from cuckoo_bot.transport.admission import FairUpdates
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
-from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer, SharedRateLimiter
+from cuckoo_bot.transport.pacing import (
+    GROUP_PERIOD,
+    SHARED_GROUP_PERIOD,
+    GroupBudget,
+    PrivatePacer,
+    SharedRateLimiter,
+)
 from cuckoo_bot.transport.render import Renderer
 from cuckoo_bot.transport.replies import Replies
 from cuckoo_bot.transport.timers import Timers
@@ -73,7 +79,12 @@ def build_application(
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
-    budget = GroupBudget(group_rate, clock=lambda: deps.clock.now().timestamp(), ledger=ledger)
+    budget = GroupBudget(
+        group_rate,
+        clock=lambda: deps.clock.now().timestamp(),
+        period=GROUP_PERIOD if ledger is None else SHARED_GROUP_PERIOD,
+        ledger=ledger,
+    )
     courier = Courier(deps, application.bot, renderer, budget, PrivatePacer(private_interval))
 
     async def expire(game_id: int) -> None:

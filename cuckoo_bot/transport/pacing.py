@@ -25,6 +25,13 @@ log = logging.getLogger(__name__)
 
 Seconds = Callable[[], float]
 
+# Telegram counts a group's calls per minute as they arrive; a call is counted here when it is
+# decided, and may then wait a moment for the overall limiter or a 429's retry. Instances that
+# share the overall rate wait there longer (each has its share only), so a shared window is a
+# little longer than a minute: a late call never lands in the minute after the others.
+GROUP_PERIOD = 60.0
+SHARED_GROUP_PERIOD = GROUP_PERIOD + 3.0
+
 
 class GroupBudget:
     """At most ``rate`` calls to one group in any ``period`` seconds (sends, edits, deletes).
@@ -38,7 +45,7 @@ class GroupBudget:
         self,
         rate: int,
         clock: Seconds,
-        period: float = 60.0,
+        period: float = GROUP_PERIOD,
         ledger: CallLedger | None = None,
     ) -> None:
         self.rate = rate

@@ -10,6 +10,7 @@ import asyncio
 import socket
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -21,7 +22,13 @@ from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.events import RoundDealt
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence.engine import make_engine
-from tests.e2e.conftest import BotProcess, reading
+from tests.e2e.conftest import (
+    BOT_USERNAME,
+    TOKEN,
+    BotProcess,
+    audit_finished_games,
+    reading,
+)
 
 pytestmark = [pytest.mark.slow]
 
@@ -134,3 +141,82 @@ async def test_two_webhook_instances_on_one_postgresql_lose_nothing_and_repeat_n
             texts = [m.text for m in fake.dm(user) if m.from_bot and m.text]
             near = [t for i, t in enumerate(texts) if t in texts[i + 1 : i + 4]]
             assert not near, fake.transcript(user)
+
+
+BUSY_GROUPS = tuple(-1003000000001 - k for k in range(5))
+
+
+def group_limit_breaches(fake: FakeBotApi, group: int) -> tuple[int, int]:
+    """(calls refused for the group's own limit, most calls shown in any 60 s): a 429 counts
+    against the group when 20 calls to it were already shown in the minute before."""
+    answered = [
+        c
+        for c in fake.calls()
+        if str(c.params.get("chat_id")) == str(group) and c.method.startswith(("send", "edit"))
+    ]  # the calls Telegram's group limit counts
+    shown = sorted(c.time for c in answered if c.ok)
+    busiest = max((sum(1 for t in shown if s <= t < s + 60) for s in shown), default=0)
+    refused = sum(
+        1
+        for c in answered
+        if c.status == 429 and sum(1 for t in shown if c.time - 60 < t <= c.time) >= 20
+    )
+    return refused, busiest
+
+
+@pytest.mark.parametrize("backend", [pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def test_three_instances_spend_one_budget_per_group(
+    database_url: URL, tmp_path: Path
+) -> None:
+    async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME, rate_limit=True) as fake:
+        ports = [free_port() for _ in range(3)]
+        fake.webhook_targets([f"http://127.0.0.1:{port}/telegram/update" for port in ports])
+        bots = [
+            BotProcess(
+                fake,
+                database_url,
+                tmp_path / f"bot{n}.log",
+                CUCKOO_WEBHOOK_URL=PUBLIC_URL,
+                CUCKOO_WEBHOOK_SECRET=SECRET,
+                CUCKOO_PORT=str(port),
+                CUCKOO_INSTANCE=f"bot-{n}",
+                CUCKOO_GROUP_RATE="20",  # Telegram's, shared by the three
+            )
+            for n, port in enumerate(ports)
+        ]
+        try:
+            for bot in bots:
+                await bot.start()
+            for k, group in enumerate(BUSY_GROUPS):
+                users = [7000 + 10 * k + i for i in range(3)]
+                for user in users:
+                    fake.add_user(user, f"P{user}", language_code="en", started=True)
+                fake.add_group(group, f"Busy {k}", type="supergroup", members=users)
+
+            async def game(k: int, group: int) -> None:
+                users = [7000 + 10 * k + i for i in range(3)]
+                table = TableDriver(fake, group)
+                await table.start_game(users[0], users, wait=90)
+                await play_out(table, users, table_size=3, wait=90)
+                await fake.wait_for(table.game_over, 90)
+
+            await asyncio.gather(*(game(k, g) for k, g in enumerate(BUSY_GROUPS)))
+            await fake.wait_webhook_idle(timeout=60)
+            await fake.wait_idle(quiet=1.0, timeout=90)
+            served = {r.url for r in fake.webhook_deliveries() if r.status == 200}
+            assert len(served) == 3, served  # every instance handled updates
+            for group in BUSY_GROUPS:
+                refused, busiest = group_limit_breaches(fake, group)
+                assert refused == 0 and busiest <= 20, (
+                    group,
+                    refused,
+                    busiest,
+                )
+                # Every table shown: the end is in the group, and no prompt waits undelivered.
+                assert any("won" in (m.text or "") for m in fake.messages(group))
+            async with reading(database_url) as uow:
+                assert await uow.outbox.backlog() == 0
+            assert len(await audit_finished_games(database_url, BUSY_GROUPS)) == len(BUSY_GROUPS)
+        finally:
+            for bot in bots:
+                bot.stop()

@@ -158,7 +158,10 @@ class Courier:
                 await asyncio.gather(*list(self._tasks), return_exceptions=True)
                 break
             await asyncio.wait(list(self._tasks), timeout=left)
-        # What this instance still holds is free for the next one now, not when the lease ends.
+
+    async def hand_back(self) -> None:
+        """At shutdown, once drained: what this instance still holds is free for the next one
+        now, not when its lease runs out."""
         try:
             freed = await outbox.hand_back(self.deps)
         except Exception as exc:

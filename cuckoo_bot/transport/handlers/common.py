@@ -42,9 +42,11 @@ class Services:
     bot_username: str = ""
 
     async def drain(self, within: float | None = None) -> None:
-        """At shutdown: deliveries under way get ``within`` seconds; waiting answers go."""
+        """At shutdown: deliveries under way get ``within`` seconds; waiting answers go; what
+        is left undelivered is handed back for the next instance."""
         await self.replies.close()
         await self.courier.drain(within)
+        await self.courier.hand_back()
 
     def deep_link(self, payload: str) -> str:
         return f"https://t.me/{self.bot_username}?start={payload}"
