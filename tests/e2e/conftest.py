@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL
 from cuckoo_bot.app.league import season_of
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.ports import UnitOfWork
-from cuckoo_bot.demo import TableDriver
+from cuckoo_bot.demo import MOVE_KINDS, TableDriver
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.events import Revealed, RoundDealt
 from cuckoo_bot.fakeapi import FakeBotApi
@@ -214,3 +214,14 @@ async def audit_finished_games(database_url: URL, chats: Iterable[int]) -> list[
         assert state == game.state, game.id
         assert moves == sorted(set(moves)), f"a move of game {game.id} was applied twice"
     return games
+
+
+def live_move_keys(fake: FakeBotApi, chats: Iterable[int]) -> list[tuple[int, int, str | None]]:
+    """Messages that still offer a move key (chat, message id, text): none may be left once
+    their turns are over."""
+    return [
+        (chat, m.message_id, m.text)
+        for chat in chats
+        for m in fake.messages(chat, include_deleted=False)
+        if m.from_bot and any(d.split(":")[1] in MOVE_KINDS for d in m.callback_datas)
+    ]

@@ -7,6 +7,7 @@ import asyncio
 import json
 import signal
 import socket
+import sys
 import time
 from collections.abc import Callable
 
@@ -154,3 +155,28 @@ async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
     assert "is not initialized" not in bot.log(), bot.log()[-3000:]
     assert "stopped" in bot.log()
     bot.process = None
+
+
+async def test_a_token_telegram_rejects_is_one_line_exit_2_and_never_shown(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess]
+) -> None:
+    secret_part = "Rejected-token-secret-part-0123456789"
+    bot = make_bot(CUCKOO_BOT_TOKEN=f"999999:{secret_part}")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "cuckoo_bot",
+        "run",
+        env=bot.environment(),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    text = out.decode() + err.decode()
+    assert process.returncode == 2, text
+    said = [line for line in err.decode().splitlines() if line.startswith("cuckoo-bot:")]
+    assert said == [
+        "cuckoo-bot: CUCKOO_BOT_TOKEN was rejected by Telegram: check it with @BotFather"
+        " (https://t.me/BotFather, /mybots → API Token)"
+    ], text
+    assert "Traceback" not in text and secret_part not in text, text

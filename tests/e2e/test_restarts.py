@@ -23,7 +23,7 @@ from cuckoo_bot.app.dispatch import LEASE
 from cuckoo_bot.demo import TableDriver, choose
 from cuckoo_bot.fakeapi import FakeBotApi
 
-from .conftest import GROUP, BotProcess, audit_finished_games
+from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys
 from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
@@ -112,6 +112,8 @@ async def test_a_restarted_bot_goes_on_with_the_game_at_once(
     # The claims of the process before are not waited out: the game moves well within a lease.
     assert max(resumed) < LEASE.total_seconds(), resumed
     assert await audit_finished_games(database_url, [GROUP])
+    await fake.wait_idle(quiet=0.5, timeout=30)
+    assert not live_move_keys(fake, (GROUP, *PLAYERS))  # a prompt shown before a crash too
 
 
 async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
@@ -148,3 +150,4 @@ async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
     assert not fake.pending_updates()  # everything fetched was confirmed in the end
     finished = await audit_finished_games(database_url, [GROUP])
     assert len(finished) == games
+    assert not live_move_keys(fake, (GROUP, *PLAYERS))

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import URL
 
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.demo import MOVE_KINDS, TableDriver, choose
+from cuckoo_bot.demo import TableDriver, choose
 from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.cards import FULL_DECK, Card
 from cuckoo_bot.domain.engine import apply, new_game
@@ -22,8 +22,8 @@ from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.models import RoundRow
 from cuckoo_bot.persistence.uow import sql_uow_factory
 
-from .conftest import GROUP, BotProcess, settle
-from .test_games import ANN, BEN, CAT, DON, first_turn, open_lobby, seat_people, start
+from .conftest import GROUP, BotProcess, live_move_keys, settle
+from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
 
@@ -114,35 +114,4 @@ async def test_killed_at_random_points_the_game_resumes_and_matches_its_log(
     assert sum("won" in (m.text or "") for m in fake.messages(GROUP)) >= 1
     # And no message anywhere still offers a move of the finished game.
     await settle(fake)
-    for chat in (GROUP, ANN, BEN, CAT, DON):
-        live = [
-            m.message_id
-            for m in fake.messages(chat, include_deleted=False)
-            if m.from_bot and any(d.split(":")[1] in MOVE_KINDS for d in m.callback_datas)
-        ]
-        assert not live, (
-            chat,
-            live,
-            [
-                (m.message_id, m.text, m.callback_datas)
-                for m in fake.messages(chat)
-                if m.message_id in live
-            ],
-        )
-
-
-async def test_a_turn_clock_that_ran_out_while_the_bot_was_down_fires_after_the_restart(
-    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver
-) -> None:
-    bot = make_bot(CUCKOO_TURN_TIMEOUT="3")
-    await bot.start()
-    prompt = await first_turn(fake, table)
-    bot.kill()
-    await asyncio.sleep(4)  # the deadline passes while no bot runs
-    assert not any("ran out of time" in (m.text or "") for m in fake.messages(GROUP))
-    await bot.start()
-    await fake.wait_for(
-        lambda: any("ran out of time" in (m.text or "") for m in fake.messages(GROUP)), 15
-    )
-    moved = await table.next_prompt(after=prompt.data("k"))
-    assert moved is not None and moved.actor != prompt.actor
+    assert not live_move_keys(fake, (GROUP, ANN, BEN, CAT, DON))

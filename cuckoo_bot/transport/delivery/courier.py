@@ -76,9 +76,19 @@ class Courier:
         # Notices marked lately: a sweep that read them before the mark committed, or a press
         # handed over after a sweep took its notices, must not send them again.
         self._marked: OrderedDict[int, None] = OrderedDict()
+        # Notices this process made and handed to itself (a press, a clock, a reroute): a sweep
+        # leaves them to that delivery for a moment (it may not have started yet). Any other
+        # notice a sweep finds (another instance's, a previous life's) goes at once, and may
+        # have been shown already by the process that made it.
+        self._handed: OrderedDict[int, None] = OrderedDict()
         # The newest message seen in each private chat outside the outbox (replies to commands,
         # the player's own messages): a deal edits a prompt only if it is still at the bottom.
         self._seen: OrderedDict[int, int] = OrderedDict()
+        # Private chats where a notice left over from before a restart was not sent (its turn
+        # was over by then): the process before may have shown it, keys and all, and the store
+        # never learnt its message. The next message sent there clears the keys of the few
+        # messages before it.
+        self._doubted: set[int] = set()
         self._closing = False
         self._started = deps.clock.now()
 
@@ -102,6 +112,29 @@ class Courier:
         """Made before this process started: maybe shown already by the one before."""
         return notice.created_at is not None and notice.created_at < self._started
 
+    def maybe_shown(self, notice: Notice) -> bool:
+        """Made by another process (a previous life, an instance that died): it may have been
+        shown already, its mark lost with that process."""
+        return self.left_over(notice) or notice.id not in self._handed
+
+    def _hand(self, dispatch: Dispatch) -> None:
+        for notice in dispatch.notices:
+            self._handed[notice.id] = None
+        while len(self._handed) > 20_000:
+            self._handed.popitem(last=False)
+
+    def doubt(self, chat_id: int) -> None:
+        """A leftover of this private chat was dropped unsent: maybe shown before the restart."""
+        if len(self._doubted) < 100_000:
+            self._doubted.add(chat_id)
+
+    def doubted(self, chat_id: int) -> bool:
+        return chat_id in self._doubted
+
+    def settled(self, chat_id: int) -> None:
+        """The keys before the chat's newest message were cleared: no doubt left."""
+        self._doubted.discard(chat_id)
+
     def saw(self, chat_id: int, message_id: int) -> None:
         """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
         if chat_id > 0:
@@ -114,6 +147,7 @@ class Courier:
     def dispatch(self, dispatch: Dispatch | None) -> None:
         """Deliver a committed batch in the background: the press is answered at once."""
         if dispatch:
+            self._hand(dispatch)
             self._spawn(self.deliver(dispatch))
 
     def schedule(self, chat_id: int | None = None) -> None:
@@ -121,9 +155,9 @@ class Courier:
         self._spawn(self.sweep(chat_id))
 
     async def sweep(self, chat_id: int | None = None) -> int:
-        """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait.
-        Sweeping every chat leaves this process's notices younger than ``FRESH`` to the press
-        that made them (a leftover from before a restart has no press: it goes at once)."""
+        """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait,
+        what another instance left. Sweeping every chat leaves the notices a press of this
+        process handed over less than ``FRESH`` ago to that press."""
         batch = await outbox.pending(self.deps, chat_id, skip=set(self._in_flight))
         if chat_id is None:
             young = self.deps.clock.now() - FRESH
@@ -132,7 +166,7 @@ class Courier:
                 for n in batch.notices
                 if n.chat_id in self._waiting
                 or n.created_at is None
-                or self.left_over(n)
+                or n.id not in self._handed
                 or n.created_at < young
             ]
         return await self._deliver(batch, from_store=True)
@@ -177,6 +211,8 @@ class Courier:
     # -- the loop -------------------------------------------------------------------------------
 
     async def _deliver(self, dispatch: Dispatch, *, from_store: bool) -> int:
+        if not from_store:
+            self._hand(dispatch)
         notices = [
             n for n in dispatch.notices if n.id not in self._in_flight and n.id not in self._marked
         ]

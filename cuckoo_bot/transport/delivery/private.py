@@ -81,8 +81,11 @@ class PrivateLane(Lane):
         message = await self.courier.calls.send(notice, rendered)
         self.courier.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
-        if self.courier.left_over(notice) and known:
+        doubted = self.courier.doubted(self.chat_id)
+        if (self.courier.maybe_shown(notice) or doubted) and known:
             await self._clear_gap(known, message.message_id)
+        if doubted:
+            self.courier.settled(self.chat_id)
 
     async def _clear_gap(self, known: int, sent: int) -> None:
         """A notice left over from before a restart may have been shown already, its mark lost
@@ -135,7 +138,8 @@ class PrivateLane(Lane):
         # Only prompts of earlier rounds: a prompt of this round or later is not this deal's.
         prompts = [p for p in self._live_prompts(notice) if (p.notice.round or 0) < note.round]
         newest = self.context.newest.get(self.chat_id, 0)
-        if prompts and prompts[-1].message_id == newest:
+        # (In a doubted chat a message the store never knew may be at the bottom: no edit.)
+        if prompts and prompts[-1].message_id == newest and not self.courier.doubted(self.chat_id):
             # The last prompt is what the player sees: it becomes the new deal, keys gone.
             rendered = render.deal(note, game, self.context.players, lang, with_result=True)
             if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
@@ -153,6 +157,8 @@ class PrivateLane(Lane):
         assert isinstance(note, PromptNote)
         if game.state is None or game.state.turn != note.turn or not game.status.open:
             self.skip(notice, "turn over")  # read back after the turn moved on
+            if self.courier.maybe_shown(notice):
+                self.courier.doubt(self.chat_id)
             return
         lang = self.language(notice)
         render = self.courier.renderer
@@ -181,6 +187,11 @@ class PrivateLane(Lane):
             # Not asked this round yet (the game ended mid-round): the last word this player
             # had was "I'll write when it's your turn", so they are told.
             await self._send(notice, rendered)
+            return
+        if self.courier.doubted(self.chat_id):
+            await self._send(notice, rendered)  # clears the keys of what the store never knew
+            for old in prompts:
+                await self._clear(old, None, notice)
             return
         if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
             self.done(notice, prompts[-1].message_id, None)
