@@ -151,6 +151,9 @@ async def play_again(
         if now > ended + timedelta(seconds=deps.lobby_timeout):
             return await answer(uow, "play_again_expired")
         await uow.players.upsert(user)
+        # The chat's row, locked as opening a lobby locks it: taps at the same moment take
+        # turns, so the first opens the lobby and the others join it.
+        await uow.chats.get(chat_id, lock=True)
         existing = await uow.games.open_in_chat(chat_id, lock=True)
         if existing is not None:
             if existing.status is not GameStatus.LOBBY:

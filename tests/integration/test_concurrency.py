@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import random
+
+import pytest
 
 from cuckoo_bot.app.ports import UnitOfWorkFactory
+from tests.databases import StepClock
 from tests.integration.builders import PLAYERS, lobby, seed
 
 
@@ -97,3 +101,35 @@ async def test_thirty_games_sharing_a_player_that_end_at_once_all_count_in_the_l
                 bea: (30, 15),
                 cid: (30, 0),
             }
+
+
+async def test_twenty_play_again_taps_at_once_seat_twenty_in_one_lobby(
+    uow_factory: UnitOfWorkFactory, clock: StepClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    from cuckoo_bot.app import lobby as lobbies
+    from cuckoo_bot.app.deps import Deps
+    from cuckoo_bot.app.model import GameStatus, Player
+    from cuckoo_bot.domain.rules import HouseRules
+
+    people = [Player(id=8_000_000_000 + i, first_name=f"P{i}", can_dm=True) for i in range(20)]
+    async with uow_factory() as uow:
+        await seed(uow)
+        for person in people:
+            await uow.players.upsert(person)
+        game = lobby(rules=HouseRules(max_players=20), seats=[p.id for p in people[:3]])
+        game.status, game.finished_at = GameStatus.FINISHED, clock.now()
+        game = await uow.games.add(game)
+        await uow.commit()
+    deps = Deps(uow=uow_factory, rng=random.Random(3), clock=clock)
+    outcomes = await asyncio.gather(
+        *(
+            lobbies.play_again(deps, game.id, game.chat_id, person, reachable=True)
+            for person in people
+        )
+    )
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    codes = sorted(o.reply.code if o.reply else "" for o in outcomes)
+    assert codes == ["again_opened"] + ["joined"] * 19, codes
+    async with uow_factory(read_only=True) as uow:
+        opened = await uow.games.open_in_chat(game.chat_id)
+    assert opened is not None and sorted(opened.seats) == sorted(p.id for p in people)
