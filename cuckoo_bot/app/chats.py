@@ -8,7 +8,7 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import notices_for, publish
 from cuckoo_bot.app.lobby import cancel, join, lobby_view
-from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language
+from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language, whole_number
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.app.steps import ensure_chat, first_time
 from cuckoo_bot.domain.errors import InvalidSettings
@@ -40,7 +40,7 @@ def join_link_game(payload: str) -> int | None:
     """The game a ``/start join_<id>`` link names, if the payload is one."""
     rest = payload[len(JOIN_PAYLOAD) :] if payload.startswith(JOIN_PAYLOAD) else ""
     # Game ids are 32-bit in the store: a longer number names no game.
-    return int(rest) if rest.isdigit() and len(rest) <= 9 else None
+    return whole_number(rest, 9)
 
 
 async def chat_of_game(deps: Deps, game_id: int) -> int | None:
@@ -112,9 +112,9 @@ async def change_setting(
     toggle back); a forged value is answered and changes nothing."""
     value: Any = raw
     if name in NUMBERS:
-        if not raw.isdigit() or len(raw) > 4:
+        value = whole_number(raw, 4)
+        if value is None:
             return refused("invalid_setting", name=name, detail=raw[:20])
-        value = int(raw)
     elif name in TOGGLES:
         value = raw == "1"
     async with deps.uow() as uow:

@@ -42,6 +42,15 @@ MOVES: dict[str, type[TurnAction]] = {KEEP: Keep, SWAP: Swap, CUT: Cut}
 MOVE_NAMES: dict[type[TurnAction], str] = {action: name for name, action in MOVES.items()}
 
 
+def whole_number(text: str, digits: int) -> int | None:
+    """A number written with 1 to ``digits`` ASCII digits, or None. ``str.isdigit`` also
+    accepts ², ① or ٣ (which ``int`` refuses or reads as another number): what a user or a key
+    sends is held to 0-9 only."""
+    if 0 < len(text) <= digits and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def is_computer(player: PlayerId) -> bool:
     """Computer seats have negative ids; Telegram users never do."""
     return player < 0

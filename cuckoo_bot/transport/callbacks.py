@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cuckoo_bot.app import model
+from cuckoo_bot.app.model import whole_number
 
 VERSION = "1"
 MAX_BYTES = 64
@@ -50,9 +51,10 @@ MAX_ID = 2**31 - 1  # game ids, rounds and turns are 32-bit integers in the stor
 
 def _number(text: str) -> int:
     """A non-negative id that fits the store; anything else is not this bot's key."""
-    if not text.isdigit() or len(text) > 10 or int(text) > MAX_ID:
+    number = whole_number(text, 10)
+    if number is None or number > MAX_ID:
         raise ValueError(text)
-    return int(text)
+    return number
 
 
 def decode(data: str | None) -> Callback:

@@ -7,6 +7,7 @@ from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import queries
+from cuckoo_bot.app.model import whole_number
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.transport.handlers.common import (
     Services,
@@ -50,10 +51,11 @@ async def cmd_history(
         await say(s, update, s.renderer.history(lang, await queries.history(s.deps, chat_id)))
         return
     number = args[0].lstrip("#")
-    if not number.isdigit() or len(number) > 9:
+    game_id = whole_number(number, 9)  # game ids are 32-bit in the store
+    if game_id is None:
         await say(s, update, s.renderer.reply(lang, Reply("history_usage")))
         return
-    story = await queries.story(s.deps, chat_id, int(number))
+    story = await queries.story(s.deps, chat_id, game_id)
     if story is None:
         await say(s, update, s.renderer.reply(lang, Reply("history_not_found", {"game": number})))
         return

@@ -3,6 +3,7 @@ in-memory store, against the fake Bot API. A failure here names the handler that
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.demo import TableDriver, polling
 from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+from cuckoo_bot.fakeapi.models import CallbackQueryRecord
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.bot import build_application
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
@@ -157,3 +159,36 @@ async def test_the_cancel_key_then_a_whole_game_with_swaps_and_cuts_then_play_ag
     assert "you're in" in await pressed(table, BEN, end, "Play again")
     again = await fake.wait_for(table.lobby)
     assert "1. Ben" in (again.text or "") and "🤖" in (again.text or "")
+
+
+@pytest.mark.parametrize("data", ["1:a:²", "1:a:①", "1:k:1:1:٣", "1:j:" + "9" * 40, "1:m:+1"])
+async def test_odd_key_data_is_answered_as_an_old_key_without_an_error(
+    table: TableDriver, data: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    message = await said(table, ANN, "/help")
+    query = "4999000000000000001"
+    table.fake.world.queries[query] = CallbackQueryRecord(
+        query, ANN, GROUP, message.message_id, data, 0.0
+    )
+    table.fake.world.enqueue(
+        "callback_query",
+        {
+            "id": query,
+            "from": table.fake.world.user(ANN).to_api(),
+            "message": table.fake.world.message_json(message),
+            "chat_instance": "odd",
+            "data": data,
+        },
+    )
+    answer = await table.fake.wait_callback_answer(query)
+    assert answer["text"] == "This button no longer works."
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("argument", ["²", "①", "٣", "1" * 10, "-1", "+3"])
+async def test_history_with_an_odd_number_gets_the_usage_line(
+    table: TableDriver, argument: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = await said(table, ANN, f"/history {argument}")
+    assert answer.text == "Use /history for the last games, or /history 12 for game 12."
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
