@@ -17,7 +17,8 @@ FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_NO_CACHE_DIR=1
+    PIP_NO_CACHE_DIR=1 \
+    CUCKOO_LISTEN=0.0.0.0
 COPY --from=build /wheels /wheels
 RUN pip install /wheels/*.whl \
     && rm -rf /wheels \

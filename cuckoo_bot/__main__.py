@@ -51,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             token = settings.token()  # fail fast, with a clear line, before anything else
             hook = settings.webhook()  # webhook mode needs its secret: said before starting
             secrets = [token, token.split(":", 1)[1], *(hook[2:] if hook else ())]
+            secrets += [settings.metrics_secret() or ""]
             configure_logging(settings.log_level, secrets=secrets, fmt=settings.log_format)
             try:
                 run(settings)

@@ -90,9 +90,10 @@ def build(
             metrics,
             vitals=lambda: queries.vitals(deps),
             health=lambda: queries.backlog(deps),
-            listen=settings.listen,
+            listen=settings.listen_address(),
             port=settings.port,
             webhook=webhook,
+            metrics_token=settings.metrics_secret(),
         )
         if serve_http
         else None

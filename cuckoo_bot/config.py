@@ -55,8 +55,12 @@ class Settings(BaseSettings):
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
     # Where the bot's own HTTP server listens: the webhook (if any), /healthz and /metrics.
-    listen: str = "0.0.0.0"
+    # Unset: every address in webhook mode (Telegram must reach it), only this host's
+    # loopback when polling (nothing outside needs it).
+    listen: str | None = None
     port: int = Field(default=8080, ge=0, le=65_535)
+    # Set, /metrics answers only requests with "Authorization: Bearer <token>".
+    metrics_token: SecretStr | None = None
     # This instance's name among those sharing a database: stable across restarts (a
     # container keeps its host name), so a new life of the instance takes its own unfinished
     # deliveries back at once instead of waiting for their lease to run out.
@@ -76,6 +80,20 @@ class Settings(BaseSettings):
         if not isinstance(value, str):
             return value
         return value.upper() if info.field_name == "log_level" else value.lower()
+
+    @field_validator("listen", "metrics_token", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    def listen_address(self) -> str:
+        """Where the HTTP server listens: as set, else by mode (see ``listen``)."""
+        if self.listen is not None:
+            return self.listen.strip()
+        return "0.0.0.0" if self.webhook_url is not None else "127.0.0.1"
+
+    def metrics_secret(self) -> str | None:
+        return self.metrics_token.get_secret_value().strip() if self.metrics_token else None
 
     @field_validator("webhook_url", mode="before")
     @classmethod

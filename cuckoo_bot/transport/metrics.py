@@ -38,6 +38,7 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.api_calls: Counter[str] = Counter()
+        self.refusals: Counter[str] = Counter()  # the HTTP server's, by reason
         self._calls = PromCounter(
             "cuckoo_bot_api_calls",
             "Bot API calls made, by method (getUpdates included).",
@@ -77,6 +78,19 @@ class Metrics:
         self._finished = Gauge(
             "cuckoo_games_finished", "Games played to the end, all time.", registry=self.registry
         )
+
+        self._http = PromCounter(
+            "cuckoo_http_refused",
+            "Connections and requests the bot's HTTP server turned away, by why: slow (no"
+            " request within the time allowed), full (too many connections), malformed (not"
+            " HTTP), accept (the process out of file descriptors).",
+            ["reason"],
+            registry=self.registry,
+        )
+
+    def http_refused(self, reason: str, count: int = 1) -> None:
+        self.refusals[reason] += count
+        self._http.labels(reason).inc(count)
 
     def api_call(self, method: str) -> None:
         self.api_calls[method] += 1

@@ -24,6 +24,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from cuckoo_bot.app.queries import Vitals
+from cuckoo_bot.transport.guard import Guard
 from cuckoo_bot.transport.intake import handle
 from cuckoo_bot.transport.metrics import Metrics
 
@@ -31,6 +32,8 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 HEALTH_TIMEOUT = 3.0  # seconds the database has to answer a health check
+HEALTH_EVERY = 1.0  # the database is asked at most once a second, whoever asks /healthz
+BODY_TIMEOUT = 5.0  # seconds to read an update's body
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,9 @@ class WebServer:
         port: int,
         webhook: Webhook | None = None,
         health: Callable[[], Awaitable[object]] | None = None,
+        metrics_token: str | None = None,
+        guard: Guard | None = None,
+        health_every: float = HEALTH_EVERY,
     ) -> None:
         self.application = application
         self.metrics = metrics
@@ -59,7 +65,14 @@ class WebServer:
         self.listen = listen
         self.port = port
         self.webhook = webhook
+        self.metrics_token = metrics_token
+        self.health_every = health_every
+        self.guard = guard or Guard(metrics)
         self._runner: web.AppRunner | None = None
+        self._listener: asyncio.Server | None = None
+        # The latest health check, shared by every caller: (when, the error or None).
+        self._checked: tuple[float, str | None] | None = None
+        self._checking: asyncio.Task[str | None] | None = None
         self._taking = True
         self._ready = False  # until the bot has started: updates get 503 with Retry-After
         self._in_hand = 0
@@ -67,7 +80,7 @@ class WebServer:
         self._idle.set()
 
     def app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[self.guard.track])
         app.router.add_get("/healthz", self._health)
         app.router.add_get("/metrics", self._metrics)
         if self.webhook is not None:
@@ -75,12 +88,16 @@ class WebServer:
         return app
 
     async def start(self) -> None:
-        self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(
+            self.app(),
+            access_log=None,
+            handle_signals=False,
+            keepalive_timeout=self.guard.idle_timeout,
+        )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.listen, self.port)
-        await site.start()
+        self._listener = await self.guard.serve(self._runner, self.listen, self.port)
         if self.port == 0:  # an ephemeral port (tests): learn which
-            self.port = int(self._runner.addresses[0][1])
+            self.port = int(self._listener.sockets[0].getsockname()[1])
         log.info("serving /healthz and /metrics on %s:%s", self.listen, self.port)
 
     def ready(self) -> None:
@@ -99,9 +116,13 @@ class WebServer:
             log.warning("stopping with %s update(s) still in hand", self._in_hand)
 
     async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        await self.guard.close()
 
     # -- routes -----------------------------------------------------------------------------------
 
@@ -115,7 +136,11 @@ class WebServer:
             why = "starting" if self._taking else "shutting down"
             return web.Response(status=503, text=why, headers={"Retry-After": "1"})
         try:
-            data = await request.json()
+            async with asyncio.timeout(BODY_TIMEOUT):
+                body = await request.read()
+            data = json.loads(body)
+        except TimeoutError:
+            return web.Response(status=408, text="too slow")
         except (json.JSONDecodeError, UnicodeDecodeError):
             return web.Response(status=400, text="not JSON")
         if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
@@ -136,14 +161,51 @@ class WebServer:
         return web.Response(status=200)
 
     async def _health(self, request: web.Request) -> web.Response:
+        """Answered from the latest database check, made at most once a second and shared by
+        every caller: a flood of health checks costs the database one question a second."""
+        error, age = await self.health_check()
+        seconds = round(age, 3)
+        if error is not None:
+            return web.json_response(
+                {"status": "unavailable", "database": "down", "checked_seconds_ago": seconds},
+                status=503,
+            )
+        return web.json_response({"status": "ok", "database": "up", "checked_seconds_ago": seconds})
+
+    async def health_check(self) -> tuple[str | None, float]:
+        """(why the database is down, or None; how old that finding is, in seconds)."""
+        loop = asyncio.get_running_loop()
+        checked = self._checked
+        if checked is None or loop.time() - checked[0] >= self.health_every:
+            if self._checking is None or self._checking.done():
+                self._checking = loop.create_task(self._ask_database())
+            await asyncio.shield(self._checking)
+            checked = self._checked
+        assert checked is not None
+        return checked[1], loop.time() - checked[0]
+
+    async def _ask_database(self) -> str | None:
         try:
             await asyncio.wait_for(self.health(), HEALTH_TIMEOUT)
+            error = None
         except Exception as exc:
-            log.warning("health check: the database does not answer: %r", exc)
-            return web.json_response({"status": "unavailable", "database": "down"}, status=503)
-        return web.json_response({"status": "ok", "database": "up"})
+            error = repr(exc) or type(exc).__name__
+        before = self._checked
+        if (before is None or before[1] is None) and error is not None:
+            log.warning("health check: the database does not answer: %s", error)
+        elif before is not None and before[1] is not None and error is None:
+            log.info("health check: the database answers again")
+        self._checked = (asyncio.get_running_loop().time(), error)
+        return error
 
     async def _metrics(self, request: web.Request) -> web.Response:
+        if self.metrics_token is not None:
+            given = request.headers.get("Authorization", "")
+            expected = f"Bearer {self.metrics_token}"
+            if not hmac.compare_digest(given.encode(), expected.encode()):
+                return web.Response(
+                    status=401, text="unauthorized", headers={"WWW-Authenticate": "Bearer"}
+                )
         vitals: Vitals | None
         try:
             vitals = await asyncio.wait_for(self.vitals(), HEALTH_TIMEOUT)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -46,6 +47,7 @@ class BotProcess:
         self.extra_env = env
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self.open_files: int | None = None  # the process's file limit, as ``prlimit`` sets it
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CUCKOO_")}
@@ -66,11 +68,17 @@ class BotProcess:
     async def start(self) -> None:
         before = self.fake.call_count("setMyCommands")
         log = self.log_path.open("ab")
+        limit = self.open_files
         self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once; waits are bounded
             [sys.executable, "-m", "cuckoo_bot", "run"],
             env=self.environment(),
             stdout=log,
             stderr=subprocess.STDOUT,
+            preexec_fn=(
+                (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit)))
+                if limit
+                else None
+            ),
         )
         self.starts += 1
         # Ready once start-up registered the commands (6 calls); polling starts right after.

@@ -180,3 +180,50 @@ async def test_a_token_telegram_rejects_is_one_line_exit_2_and_never_shown(
         " (https://t.me/BotFather, /mybots → API Token)"
     ], text
     assert "Traceback" not in text and secret_part not in text, text
+
+
+async def test_slow_clients_cannot_exhaust_the_bot_under_a_1024_file_limit(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver
+) -> None:
+    bot = make_bot()
+    bot.open_files = 1024  # the common default limit
+    await bot.start()
+    host, port = bot.http_url().removeprefix("http://").split(":")
+    seat_people(fake)
+    slow: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    for _ in range(1100):  # more than the process may open: they never finish their headers
+        try:
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: bot\r\nX-Slow: ")
+            slow.append((reader, writer))
+        except OSError:
+            pass
+    began = time.monotonic()
+    async with aiohttp.ClientSession() as http:
+        # Health answers throughout, within a second, and the game is played meanwhile.
+        await open_lobby(fake, table, (ANN, BEN, CAT))
+        while time.monotonic() - began < 12:
+            started = time.monotonic()
+            async with http.get(
+                f"{bot.http_url()}/healthz", timeout=aiohttp.ClientTimeout(total=1)
+            ) as answer:
+                assert answer.status == 200
+            assert time.monotonic() - started < 1
+            await asyncio.sleep(0.5)
+    # None of the slow connections is still open (the server closed them all).
+    still_open = 0
+    for reader, writer in slow:
+        try:
+            async with asyncio.timeout(0.05):
+                while await reader.read(1024):
+                    pass
+        except TimeoutError:
+            still_open += 1
+        except ConnectionError:
+            pass
+        writer.close()
+    assert still_open == 0
+    log = bot.log()
+    assert "out of system resource" not in log and "Traceback" not in log
+    assert len(log.splitlines()) < 100, log[-3000:]
+    assert "HTTP server turned away" in log

@@ -121,3 +121,15 @@ def test_a_read_only_database_is_one_line_naming_the_file_and_exit_2(
     last = capsys.readouterr().err.strip().splitlines()[-1]  # after ``run``'s start-up log
     said = f"cannot use the file {path}: attempt to write a readonly database"
     assert last == f"cuckoo-bot: CUCKOO_DATABASE_URL: {said}"
+
+
+def test_the_http_server_listens_on_the_loopback_when_polling_unless_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cuckoo_bot.config import Settings
+
+    assert Settings().listen_address() == "127.0.0.1"  # polling: nothing outside needs it
+    monkeypatch.setenv("CUCKOO_WEBHOOK_URL", "https://bot.example.org/tg")
+    assert Settings().listen_address() == "0.0.0.0"  # Telegram must reach the webhook
+    monkeypatch.setenv("CUCKOO_LISTEN", "10.0.0.5")
+    assert Settings().listen_address() == "10.0.0.5"

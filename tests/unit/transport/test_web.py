@@ -179,7 +179,7 @@ async def test_healthz_follows_the_database() -> None:
             raise ConnectionRefusedError("the database is down")
         return Vitals(backlog=0, lobbies=0, running=0, finished=0)
 
-    server = WebServer(None, Metrics(), vitals, "127.0.0.1", 0)  # type: ignore[arg-type]
+    server = WebServer(None, Metrics(), vitals, "127.0.0.1", 0, health_every=0)  # type: ignore[arg-type]
     await server.start()
     try:
         status, text = await get(f"http://127.0.0.1:{server.port}/healthz")
