@@ -143,6 +143,12 @@ async def take_back(deps: Deps, *, everyone: bool) -> int:
     return taken
 
 
+async def newest_message(deps: Deps, chat_id: int) -> int:
+    """The newest message the store knows in a chat, whatever game put it there."""
+    async with deps.uow(read_only=True) as uow:
+        return await uow.outbox.newest_message(chat_id)
+
+
 async def hand_back(deps: Deps) -> int:
     """At a graceful stop: what this instance still holds is free for the next one, now."""
     async with deps.uow(autocommit=True) as uow:

@@ -117,6 +117,10 @@ class OutboxRepository(Protocol):
         """Free every undelivered notice this instance holds (it is stopping)."""
         ...
 
+    async def newest_message(self, chat_id: int) -> int:
+        """The newest message any notice put in the chat (0: none)."""
+        ...
+
     async def sent(self, game_id: int) -> list[SentMessage]:
         """The game's messages that later notices may edit: those that still show keys, and
         its newest lobby and table message."""

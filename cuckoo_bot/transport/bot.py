@@ -85,7 +85,9 @@ def build_application(
         period=GROUP_PERIOD if ledger is None else SHARED_GROUP_PERIOD,
         ledger=ledger,
     )
-    courier = Courier(deps, application.bot, renderer, budget, PrivatePacer(private_interval))
+    courier = Courier(
+        deps, application.bot, renderer, budget, PrivatePacer(private_interval), alone=sole_poller
+    )
 
     async def expire(game_id: int) -> None:
         outcome = await play.expire(deps, game_id)

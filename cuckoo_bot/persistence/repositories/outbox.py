@@ -117,6 +117,12 @@ class SqlOutbox:
             .execution_options(synchronize_session=False)
         )
 
+    async def newest_message(self, chat_id: int) -> int:
+        found = await self._s.session.scalar(
+            select(func.max(OutboxRow.message_id)).where(OutboxRow.chat_id == chat_id)
+        )
+        return int(found or 0)
+
     async def sent(self, game_id: int) -> list[SentMessage]:
         newest_here = (
             select(func.max(OutboxRow.id))

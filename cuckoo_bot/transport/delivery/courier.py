@@ -56,8 +56,13 @@ class Courier:
         renderer: Renderer,
         budget: GroupBudget,
         pacer: PrivatePacer,
+        *,
+        alone: bool = False,
     ) -> None:
         self.deps = deps
+        # The only process delivering (polling: one process per token): no other process can
+        # be showing a message this one does not know of, right now.
+        self.alone = alone
         self.bot = bot
         self.calls = Calls(bot)
         self.renderer = renderer

@@ -100,6 +100,22 @@ class PrivateLane(Lane):
             except TelegramError as exc:
                 log.debug("message %s in chat %s left as it is: %s", message_id, self.chat_id, exc)
 
+    async def _doubt_shown(self) -> None:
+        """A prompt the process before may have shown is over: its keys must not stay. The
+        only process delivering takes the keys off the few messages after the newest one the
+        store knows, now (a message that is not there, or not the bot's, is refused by Telegram
+        and left). With other instances about, one of them may have just sent the current
+        prompt there, so the keys are cleared before this chat's next message instead."""
+        if not self.courier.alone:
+            self.courier.doubt(self.chat_id)
+            return
+        # This batch may know nothing of the chat (another game's messages): ask the store.
+        known = max(
+            self.context.newest.get(self.chat_id, 0),
+            await outbox.newest_message(self.courier.deps, self.chat_id),
+        )
+        await self._clear_gap(known, known + 1 + GAP)
+
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""
         if rendered is not None:
@@ -158,7 +174,7 @@ class PrivateLane(Lane):
         if game.state is None or game.state.turn != note.turn or not game.status.open:
             self.skip(notice, "turn over")  # read back after the turn moved on
             if self.courier.maybe_shown(notice):
-                self.courier.doubt(self.chat_id)
+                await self._doubt_shown()
             return
         lang = self.language(notice)
         render = self.courier.renderer

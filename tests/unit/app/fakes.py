@@ -181,6 +181,16 @@ class FakeOutbox:
     async def hand_back(self) -> int:
         return 0
 
+    async def newest_message(self, chat_id: int) -> int:
+        return max(
+            (
+                m or 0
+                for i, (m, _) in self.w.messages.items()
+                if self.w.outbox[i].chat_id == chat_id
+            ),
+            default=0,
+        )
+
     async def prune(self, before: datetime) -> int:
         return 0
 
