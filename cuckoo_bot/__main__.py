@@ -43,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    secrets: list[str] = []  # blanked out of whatever is printed
     try:
         settings = Settings()
         if args.command == "run":
@@ -76,7 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             return asyncio.run(run_demo(args.players, args.lang, args.seed))
     except SettingsError as exc:
-        print(f"cuckoo-bot: {exc}", file=sys.stderr)
+        said = str(exc)
+        for secret in filter(None, secrets):
+            said = said.replace(secret, "[token]")
+        print(f"cuckoo-bot: {said}", file=sys.stderr)
         return 2
     except DatabaseUnusable as exc:
         print(f"cuckoo-bot: CUCKOO_DATABASE_URL: {exc}", file=sys.stderr)

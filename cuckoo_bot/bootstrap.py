@@ -104,6 +104,7 @@ def build(
         webhook,
         poll_timeout=poll_timeout,
         drain=application.bot_data["services"].drain,
+        patience=settings.start_timeout,
     )
     return Runtime(
         settings=settings,

@@ -29,6 +29,10 @@ class TokenRejected(SettingsError):
     """Telegram refused the bot token at start."""
 
 
+class TelegramUnreachable(SettingsError):
+    """Telegram did not answer at start for ``CUCKOO_START_TIMEOUT`` seconds."""
+
+
 class Settings(BaseSettings):
     """Everything an operator can set. Only the bot token is required to run."""
 
@@ -43,6 +47,9 @@ class Settings(BaseSettings):
     group_rate: int = Field(default=20, ge=1, le=100_000)
     # Seconds between two messages to one private chat (Telegram asks for about one a second).
     private_interval: float = Field(default=1.0, ge=0, le=60)
+    # Seconds the bot keeps trying to reach Telegram at start (a network hiccup, a proxy still
+    # starting) before it gives up with one line and exit code 2.
+    start_timeout: float = Field(default=300.0, gt=0, le=86_400)
     # Seeds the shuffle so a game can be replayed (tests, demos). Unset in production, where
     # the cards come from the operating system's CSPRNG.
     seed: int | None = None

@@ -24,7 +24,7 @@ from telegram import Update
 from telegram.error import InvalidToken, NetworkError, RetryAfter
 from telegram.ext import Application
 
-from cuckoo_bot.config import TokenRejected
+from cuckoo_bot.config import TelegramUnreachable, TokenRejected
 from cuckoo_bot.transport.intake import Poller
 from cuckoo_bot.transport.web import Webhook, WebServer
 
@@ -34,14 +34,26 @@ T = TypeVar("T")
 STOP_BUDGET = 8.0  # seconds from SIGTERM to exit (container runtimes kill at 10)
 
 
-async def until_answered(work: Callable[[], Awaitable[T]], stop: asyncio.Event, what: str) -> bool:
-    """Call ``work`` until Telegram answers it (True), or until ``stop`` is set (False)."""
+async def until_answered(
+    work: Callable[[], Awaitable[T]],
+    stop: asyncio.Event,
+    what: str,
+    give_up_at: float | None = None,
+) -> bool:
+    """Call ``work`` until Telegram answers it (True), or until ``stop`` is set (False); past
+    ``give_up_at`` (the loop's clock), ``TelegramUnreachable``."""
+    loop = asyncio.get_running_loop()
     delay = 1.0
     while not stop.is_set():
         try:
             await work()
             return True
         except (NetworkError, RetryAfter) as exc:
+            if give_up_at is not None and loop.time() + delay > give_up_at:
+                raise TelegramUnreachable(
+                    f"Telegram did not answer at start ({what}: {exc}); check the network"
+                    " and CUCKOO_API_BASE_URL, or give it longer with CUCKOO_START_TIMEOUT"
+                ) from None
             log.warning("%s: Telegram does not answer (%s); again in %.0f s", what, exc, delay)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), delay)
@@ -60,12 +72,14 @@ class Serving:
         *,
         poll_timeout: int = 30,
         drain: Callable[[float], Awaitable[None]] | None = None,
+        patience: float | None = None,
     ) -> None:
         self.application = application
         self.web = web
         self.webhook = webhook
         self.poll_timeout = poll_timeout
         self.drain = drain
+        self.patience = patience  # seconds to keep trying to reach Telegram at start
         self.started = False
         self.poller: Poller | None = None
         self._polling: asyncio.Task[None] | None = None
@@ -73,10 +87,12 @@ class Serving:
     async def start(self, stop: asyncio.Event) -> bool:
         """Everything up; False if ``stop`` was set before Telegram could be reached."""
         app = self.application
+        loop = asyncio.get_running_loop()
+        give_up_at = None if self.patience is None else loop.time() + self.patience
         if self.web is not None:
             await self.web.start()
         try:
-            if not await until_answered(app.initialize, stop, "start-up"):
+            if not await until_answered(app.initialize, stop, "start-up", give_up_at):
                 return False
         except InvalidToken:
             raise TokenRejected(
@@ -85,7 +101,7 @@ class Serving:
             ) from None
         if app.post_init is not None:
             post_init = app.post_init
-            if not await until_answered(lambda: post_init(app), stop, "start-up"):
+            if not await until_answered(lambda: post_init(app), stop, "start-up", give_up_at):
                 return False
         await app.start()
         self.started = True
@@ -102,7 +118,7 @@ class Serving:
                     max_connections=40,
                 )
 
-            if not await until_answered(register, stop, "registering the webhook"):
+            if not await until_answered(register, stop, "registering the webhook", give_up_at):
                 return False
             log.info("webhook registered; updates arrive at %s", hook.path)
         else:
@@ -111,6 +127,7 @@ class Serving:
                 lambda: app.bot.delete_webhook(drop_pending_updates=False),
                 stop,
                 "starting to poll",
+                give_up_at,
             ):
                 return False
             self.poller = Poller(app, self.poll_timeout, allowed_updates=Update.ALL_TYPES)

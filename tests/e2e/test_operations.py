@@ -227,3 +227,26 @@ async def test_slow_clients_cannot_exhaust_the_bot_under_a_1024_file_limit(
     assert "out of system resource" not in log and "Traceback" not in log
     assert len(log.splitlines()) < 100, log[-3000:]
     assert "HTTP server turned away" in log
+
+
+async def test_telegram_unreachable_at_start_is_one_line_and_exit_2_after_the_patience(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess]
+) -> None:
+    env = make_bot().environment()
+    env["CUCKOO_API_BASE_URL"] = f"http://127.0.0.1:{free_port()}/bot"  # nothing listens there
+    env["CUCKOO_START_TIMEOUT"] = "3"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "cuckoo_bot",
+        "run",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    text = out.decode() + err.decode()
+    assert process.returncode == 2, text
+    said = [line for line in err.decode().splitlines() if line.startswith("cuckoo-bot:")]
+    assert len(said) == 1 and "Telegram did not answer at start" in said[0], text
+    assert "Traceback" not in text and TOKEN.split(":")[1] not in text, text
