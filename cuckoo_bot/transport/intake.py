@@ -18,7 +18,7 @@ import logging
 from typing import Any
 
 from telegram import Update
-from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError, TimedOut
+from telegram.error import Conflict, InvalidToken, RetryAfter, TelegramError, TimedOut
 from telegram.ext import Application
 
 log = logging.getLogger(__name__)
@@ -68,11 +68,17 @@ class Poller:
                     break  # stopping
             except TimedOut:
                 continue
-            except (Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError) as exc:
-                # One line, no traceback: a Telegram outage is not a bug of the bot.
-                wait = exc.retry_after if isinstance(exc, RetryAfter) else delay
-                seconds = wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
-                log.warning("polling: %s; again in %.0f s", _describe(exc), seconds)
+            except Exception as exc:  # polling must outlive any one bad answer
+                if isinstance(exc, TelegramError):
+                    # One line, no traceback: a Telegram outage is not a bug of the bot.
+                    wait = exc.retry_after if isinstance(exc, RetryAfter) else delay
+                    seconds = (
+                        wait.total_seconds() if hasattr(wait, "total_seconds") else float(wait)
+                    )
+                    log.warning("polling: %s; again in %.0f s", _describe(exc), seconds)
+                else:
+                    seconds = delay
+                    log.exception("polling failed; again in %.0f s", seconds)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stop.wait(), seconds)
                 delay = min(delay * 2, 30.0)

@@ -1,0 +1,54 @@
+"""The poller tells Telegram an update is done only once it has been handled: an update whose
+handler has not finished stays unconfirmed (a process killed now gets it again), and is
+confirmed once it and every update before it are done."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from telegram import Update
+from telegram.ext import ApplicationHandlerStop, ContextTypes, TypeHandler
+
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.demo import polling
+from cuckoo_bot.fakeapi import FakeBotApi
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.bot import build_application
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
+
+TOKEN = "782:intake-test-token-0123456789abcdef"
+ANN = 1
+
+
+async def test_an_update_is_confirmed_only_once_it_and_those_before_it_are_handled() -> None:
+    release = asyncio.Event()
+    held: list[str] = []
+
+    async def slow(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        text = update.message.text if update.message else ""
+        if text == "/slow":
+            held.append(text)
+            await release.wait()
+            raise ApplicationHandlerStop
+
+    async with FakeBotApi(token=TOKEN, bot_username="cuckoo_intake_bot") as fake:
+        fake.add_user(ANN, "Ann", started=True)
+        deps = Deps(uow=FakeUnitOfWorkFactory(World()), rng=random.Random(1), clock=FakeClock())
+        app: Any = build_application(
+            TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
+        )
+        app.add_handler(TypeHandler(Update, slow), group=-1)
+        async with polling(app):
+            fake.user_sends(ANN, ANN, "/slow")
+            await fake.wait_for(lambda: held, 5)
+            fake.user_sends(ANN, ANN, "/rules")  # handled meanwhile, in its own task
+            await fake.wait_for(
+                lambda: any("rules" in (m.text or "").lower() for m in fake.dm(ANN)), 5
+            )
+            await asyncio.sleep(0.7)  # a few polls go by
+            # Neither is confirmed: the first is still in hand, and it comes before the second.
+            assert [u["message"]["text"] for u in fake.pending_updates()] == ["/slow", "/rules"]
+            release.set()
+            await fake.wait_for(lambda: not fake.pending_updates(), 5)
