@@ -157,24 +157,30 @@ async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
     bot.process = None
 
 
-async def test_a_token_telegram_rejects_is_one_line_exit_2_and_never_shown(
-    fake: FakeBotApi, make_bot: Callable[..., BotProcess]
-) -> None:
-    secret_part = "Rejected-token-secret-part-0123456789"
-    bot = make_bot(CUCKOO_BOT_TOKEN=f"999999:{secret_part}")
+async def run_to_its_end(env: dict[str, str]) -> tuple[int | None, str, list[str]]:
+    """``cuckoo-bot run`` that is expected to stop by itself: its exit code, all it printed,
+    and the lines it said as ``cuckoo-bot: ...`` on stderr."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "cuckoo_bot",
         "run",
-        env=bot.environment(),
+        env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(process.communicate(), 60)
-    text = out.decode() + err.decode()
-    assert process.returncode == 2, text
     said = [line for line in err.decode().splitlines() if line.startswith("cuckoo-bot:")]
+    return process.returncode, out.decode() + err.decode(), said
+
+
+async def test_a_token_telegram_rejects_is_one_line_exit_2_and_never_shown(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess]
+) -> None:
+    secret_part = "Rejected-token-secret-part-0123456789"
+    bot = make_bot(CUCKOO_BOT_TOKEN=f"999999:{secret_part}")
+    code, text, said = await run_to_its_end(bot.environment())
+    assert code == 2, text
     assert said == [
         "cuckoo-bot: CUCKOO_BOT_TOKEN was rejected by Telegram: check it with @BotFather"
         " (https://t.me/BotFather, /mybots → API Token)"
@@ -235,18 +241,7 @@ async def test_telegram_unreachable_at_start_is_one_line_and_exit_2_after_the_pa
     env = make_bot().environment()
     env["CUCKOO_API_BASE_URL"] = f"http://127.0.0.1:{free_port()}/bot"  # nothing listens there
     env["CUCKOO_START_TIMEOUT"] = "3"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "cuckoo_bot",
-        "run",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
-    text = out.decode() + err.decode()
-    assert process.returncode == 2, text
-    said = [line for line in err.decode().splitlines() if line.startswith("cuckoo-bot:")]
+    code, text, said = await run_to_its_end(env)
+    assert code == 2, text
     assert len(said) == 1 and "Telegram did not answer at start" in said[0], text
     assert "Traceback" not in text and TOKEN.split(":")[1] not in text, text
