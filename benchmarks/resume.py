@@ -82,10 +82,16 @@ class Bot:
         await self.fake.wait_for(lambda: self.fake.call_count("setMyCommands") >= before + 6, 60)
         return max(c.time for c in self.fake.calls("setMyCommands"))
 
-    def kill(self, how: signal.Signals = signal.SIGKILL) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(how)
-            self.process.wait(15)
+    async def kill(self, how: signal.Signals = signal.SIGKILL) -> None:
+        """Signal the process and wait for it to end, the event loop (and so the fake Bot API
+        a stopping bot still talks to) running meanwhile."""
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.send_signal(how)
+            for _ in range(300):
+                if process.poll() is not None:
+                    break
+                await asyncio.sleep(0.05)
         self.process = None
 
 
@@ -183,14 +189,14 @@ async def single(rng: random.Random, url: str, folder: Path, kills: int, stops: 
         rng.shuffle(plan)
         for how in plan:
             await asyncio.sleep(rng.uniform(0.5, 2.5))
-            bot.kill(how)
+            await bot.kill(how)
             ready = await bot.start()
             found = await waits(fake, ready)
             (after_kill if how == signal.SIGKILL else after_stop).extend(found)
         players.running = False
         for task in tasks:
             task.cancel()
-        bot.kill(signal.SIGTERM)
+        await bot.kill(signal.SIGTERM)
     print(summary(f"after SIGKILL ({kills} kills)", after_kill))
     print(summary(f"after SIGTERM ({stops} stops)", after_stop))
     lost = await untaken(url, players.tapped)
@@ -253,7 +259,7 @@ async def two_instances(
             await asyncio.sleep(rng.uniform(1.0, 3.0))
             victim = rng.choice(bots)
             killed = time.time()
-            victim.kill()
+            await victim.kill()
             found = await waits(fake, killed)
             stalls.extend(found)
             if verbose:
@@ -263,7 +269,7 @@ async def two_instances(
         for task in tasks:
             task.cancel()
         for bot in bots:
-            bot.kill(signal.SIGTERM)
+            await bot.kill(signal.SIGTERM)
     print(summary(f"two instances, one killed ({takeovers} times)", stalls))
 
 

@@ -6,7 +6,8 @@ window has room. PostgreSQL locks the row and evaluates the condition on its new
 two instances calling at once never both take the last call. A call costs this one statement
 (two when refused); a group gets at most 20 calls a minute, so the ledger adds at most 20
 statements a minute per busy group. The instances alive (``instances``, a row each, renewed every
-few seconds) split the overall rate.
+few seconds: two statements) split the overall rate; rows of instances gone a day are deleted
+now and then.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ _ALIVE = text(
 )
 _COUNT = text("SELECT count(*) FROM instances WHERE seen_at > :since")
 _FORGET = text("DELETE FROM instances WHERE seen_at < :long_ago")
+FORGET_EVERY = 300  # beats (10 minutes at one every 2 s)
 
 
 class SqlCallLedger:
@@ -51,6 +53,7 @@ class SqlCallLedger:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._beats = 0
 
     async def take(
         self, chat_id: int, now: float, rate: int, period: float
@@ -71,6 +74,8 @@ class SqlCallLedger:
     async def alive(self, instance: str, now: datetime, within: timedelta) -> int:
         async with self._engine.connect() as connection:
             await connection.execute(_ALIVE, {"name": instance, "now": now})
-            await connection.execute(_FORGET, {"long_ago": now - timedelta(days=1)})
+            if self._beats % FORGET_EVERY == 0:
+                await connection.execute(_FORGET, {"long_ago": now - timedelta(days=1)})
+            self._beats += 1
             count = (await connection.execute(_COUNT, {"since": now - within})).scalar_one()
         return max(int(count), 1)

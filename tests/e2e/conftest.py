@@ -7,6 +7,7 @@ SIGKILL when a test wants a crash.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import resource
@@ -91,13 +92,19 @@ class BotProcess:
             self.process.wait(10)
         self.process = None
 
-    def terminate(self, within: float = 10.0) -> int:
-        """SIGTERM, as a deploy stops it, and wait for the graceful stop; its exit code."""
-        assert self.process is not None and self.process.poll() is None
-        self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(within)
+    async def terminate(self, within: float = 10.0) -> int:
+        """SIGTERM, as a deploy stops it, and wait for the graceful stop; its exit code. The
+        wait lets the event loop run: the fake Bot API it serves must answer the stopping bot."""
+        process = self.process
+        assert process is not None and process.poll() is None
+        process.send_signal(signal.SIGTERM)
+        loop = asyncio.get_running_loop()
+        until = loop.time() + within
+        while process.poll() is None:
+            assert loop.time() < until, f"still running {within} s after SIGTERM"
+            await asyncio.sleep(0.05)
         self.process = None
-        return code
+        return process.returncode
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -99,7 +99,8 @@ async def test_a_restarted_bot_goes_on_with_the_game_at_once(
             if signal_name == "SIGKILL":
                 bot.kill()
             else:
-                assert bot.terminate() == 0, bot.log()[-3000:]
+                assert await bot.terminate() == 0, bot.log()[-3000:]
+                assert "took too long" not in bot.log(), bot.log()[-3000:]
             await bot.start()
             ready = ready_at(fake)
             moment = await fake.wait_for(lambda at=ready: first_delivery_after(fake, at), 30)
