@@ -35,6 +35,19 @@ class World:
     next_id: int = 1
     commits: int = 0
 
+    def __deepcopy__(self, memo: dict[int, object]) -> World:
+        """A copy for a unit of work. What is frozen (log entries, notice payloads, game
+        states) is shared, not copied: a 20-player game's log would make every unit of work
+        cost seconds."""
+        for game in self.games.values():
+            memo[id(game.state)] = game.state
+        rest = {k: v for k, v in self.__dict__.items() if k not in ("log", "outbox")}
+        new = World.__new__(World)
+        new.__dict__.update(copy.deepcopy(rest, memo))
+        new.log = {game: list(entries) for game, entries in self.log.items()}
+        new.outbox = {i: copy.copy(notice) for i, notice in self.outbox.items()}
+        return new
+
 
 class FakeChats:
     def __init__(self, world: World) -> None:
