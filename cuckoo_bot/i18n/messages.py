@@ -133,6 +133,8 @@ MESSAGES: dict[str, str] = {
     "reveal_line": "{name}: {card}",
     "reveal_lost": "💔 {name} loses a life.",
     "reveal_lost_timeout": "💔 {name} loses a life for running out of time.",
+    # A player whose name shows as nothing (only invisible characters): numbered by seat.
+    "player_n": "Player {n}",
     "reveal_out": "💀 {name} is out of the game.",
     "reveal_lives": "Lives: {lives}",
     # -- the end ----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from sqlalchemy.engine import URL
 
 from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
 from cuckoo_bot.fakeapi import FakeBotApi
+from tests.hostile import seen as seen_text
 
 from .conftest import (
     BOT_USERNAME,
@@ -148,7 +149,7 @@ async def test_the_turn_is_asked_privately_with_one_card_and_a_double_tap_acts_o
     assert "earlier turn" in second["text"]
     await settle(fake)
     group = "\n".join(m.text or "" for m in fake.messages(GROUP, include_deleted=False))
-    assert group.count(f"✋ {NAMES[prompt.actor]} kept.") == 1
+    assert seen_text(group).count(f"✋ {NAMES[prompt.actor]} kept.") == 1
     # The group's table has no move keys: only My card.
     tables = [m for m in fake.messages(GROUP) if m.from_bot and "Round 1" in (m.text or "")]
     assert len(tables) == 1
@@ -302,18 +303,18 @@ async def test_game_night_summary_play_again_and_history(
     points = await points_in_store(database_url, GROUP, [ANN, BEN, CAT])
     for user in (ANN, BEN, CAT):
         line = re.escape(f"{NAMES[user]} {points[user]:+d}")
-        assert re.search(rf"^\d+\. {line}$", text, re.M), text
+        assert re.search(rf"^\d+\. {line}$", seen_text(text), re.M), text
     assert "📋" in text and "Out: " in text
 
     # Play again: the tapper is seated, the others are invited; no second lobby is opened.
     again = await table.press(BEN, end, end.button_data("Play again"))
     assert "you're in" in (again["text"] or "")
     lobby = await fake.wait_for(table.lobby)
-    assert "1. Ben" in (lobby.text or "") and "Ann" in (lobby.text or "")
+    assert "1. Ben" in seen_text(lobby.text) and "Ann" in (lobby.text or "")
     assert "2. " not in (lobby.text or "")  # Ann and Cat are invited, not seated
     second = await table.press(CAT, end, end.button_data("Play again"))
     assert second["text"] == "You're in! Your cards will come in our private chat."
-    await fake.wait_for(lambda: "2. Cat" in ((table.lobby() or lobby).text or ""))
+    await fake.wait_for(lambda: "2. Cat" in seen_text((table.lobby() or lobby).text))
     await table.say(ANN, "/newgame")
     await fake.wait_for_message(GROUP, contains="already a game")
 

@@ -34,6 +34,7 @@ SAMPLE: dict[str, object] = {
     "target": html.escape("Zoë <3"),
     "other": NAME,
     "player": NAME,
+    "n": 7,
     "mention": f'<a href="tg://user?id=42">{NAME}</a>',
     "chat": html.escape("Friday <cards> & co"),
     "link": "https://t.me/cuckoo_bot?start=hello",

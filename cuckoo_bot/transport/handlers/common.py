@@ -3,7 +3,6 @@ language to answer in, and the few Bot API questions a handler asks (admin, memb
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -146,18 +145,12 @@ async def reachable(
     if await chats.reachable(s.deps, user.id):
         return True
     try:
-        greeting = await context.bot.send_message(
-            user.id, s.renderer.tr.t(lang, "welcome", name=player_name(user))
-        )
+        greeting = await context.bot.send_message(user.id, s.renderer.welcome(lang, user))
     except Forbidden:
         return False
     s.courier.saw(user.id, greeting.message_id)
     await chats.set_reachable(s.deps, user, True)
     return True
-
-
-def player_name(player: Player) -> str:
-    return html.escape(player.display_name)
 
 
 def group_command(func: Any) -> Any:

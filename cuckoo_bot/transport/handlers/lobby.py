@@ -18,7 +18,6 @@ from cuckoo_bot.transport.handlers.common import (
     is_admin,
     is_member,
     language_of,
-    player_name,
     player_of,
     reachable,
     reply,
@@ -120,7 +119,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             return
     outcome = await chats.private_start(s.deps, player, payload, update.update_id)
     if outcome.reply is not None and outcome.reply.code == "welcome":
-        await say(s, update, s.renderer.tr.t(lang, "welcome", name=player_name(player)))
+        await say(s, update, s.renderer.welcome(lang, player))
         await after(s, outcome)
         return
     await reply(update, s, lang, outcome)

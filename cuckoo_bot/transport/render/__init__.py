@@ -11,7 +11,6 @@ from __future__ import annotations
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render.common import (
     MAX_TEXT,
-    NAME_LIMIT,
     SUITS,
     Players,
     Rendered,
@@ -27,6 +26,7 @@ from cuckoo_bot.transport.render.common import (
 from cuckoo_bot.transport.render.group import GroupPart
 from cuckoo_bot.transport.render.league import LeaguePart
 from cuckoo_bot.transport.render.lobby import LobbyPart
+from cuckoo_bot.transport.render.names import NAME_LIMIT, Cast, readable, shown
 from cuckoo_bot.transport.render.private import PrivatePart
 from cuckoo_bot.transport.render.replies import MAX_POPUP, ReplyPart
 from cuckoo_bot.transport.render.settings import SettingsPart
@@ -38,6 +38,7 @@ __all__ = [
     "MAX_TEXT",
     "NAME_LIMIT",
     "SUITS",
+    "Cast",
     "Players",
     "Rendered",
     "Renderer",
@@ -48,6 +49,8 @@ __all__ = [
     "hearts",
     "mention",
     "name_of",
+    "readable",
+    "shown",
     "utf16_len",
 ]
 

@@ -3,8 +3,7 @@ Telegram's length limit, the group's language and the translator."""
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -13,11 +12,12 @@ from cuckoo_bot.app.model import Chat, Game, Player
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport.render.names import Cast
 
-Players = dict[int, Player]
+Players = Cast  # the people a text names, each shown readable and isolated
+Known = Mapping[int, Player]  # the people a text may name, as the store has them
 MAX_TEXT = 4096
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-NAME_LIMIT = 32  # Telegram allows 64 + 64 characters; a table of 20 needs shorter names
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,13 @@ class Part:
     def __init__(self, translator: Translator) -> None:
         self.tr = translator
 
+    def cast(self, players: Mapping[int, Player], order: Sequence[int], lang: str) -> Cast:
+        """The names a text will show, "Player N" (N: place in ``order``, a game's seats) for
+        a name that shows as nothing."""
+        if isinstance(players, Cast):
+            return players
+        return Cast(players, order, self.tr.t(lang, "player_n", n="{n}"))
+
 
 def card_label(code: str) -> str:
     """``10H`` -> ``10♥``: rank and suit symbol, A J Q K in every language."""
@@ -39,15 +46,12 @@ def card_label(code: str) -> str:
     return f"{card.rank_code}{SUITS[card.suit.value]}"
 
 
-def name_of(players: dict[int, Player], player_id: int) -> str:
-    player = players.get(player_id)
-    name = player.display_name if player else "?"
-    if len(name) > NAME_LIMIT:
-        name = name[: NAME_LIMIT - 1] + "…"
-    return html.escape(name)
+def name_of(players: Cast, player_id: int) -> str:
+    """A player's name, ready for a line of HTML: it can never rewrite the rest of the line."""
+    return players.name(player_id)
 
 
-def mention(players: dict[int, Player], player_id: int) -> str:
+def mention(players: Cast, player_id: int) -> str:
     """A real user mention: Telegram notifies the user even without a username."""
     return f'<a href="tg://user?id={player_id}">{name_of(players, player_id)}</a>'
 

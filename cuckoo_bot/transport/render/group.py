@@ -14,6 +14,7 @@ from cuckoo_bot.domain.events import (
 )
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import (
+    Known,
     Part,
     Players,
     Rendered,
@@ -27,10 +28,9 @@ from cuckoo_bot.transport.render.common import (
 
 
 class GroupPart(Part):
-    def group_notice(
-        self, notice: Notice, game: Game | None, players: Players, lang: str
-    ) -> Rendered:
+    def group_notice(self, notice: Notice, game: Game | None, known: Known, lang: str) -> Rendered:
         """A turn asked in the group, a one-off announcement, or the end of the game."""
+        players = self.cast(known, game.seats if game is not None else (), lang)
         payload = notice.payload
         if isinstance(payload, TurnView):
             assert game is not None

@@ -8,13 +8,16 @@ import html
 from cuckoo_bot.app.model import Standing
 from cuckoo_bot.app.queries import League
 from cuckoo_bot.transport.render.common import Part, fit
+from cuckoo_bot.transport.render.names import FSI, PDI, graphemes, readable, shown
+
+NAME_WIDTH = 15  # graphemes in the table's name column
 
 
 class LeaguePart(Part):
     def league(self, lang: str, league: League, where: str, season_label: str) -> str:
         t = self.tr.t
         lines = [
-            t(lang, "league_title", where=html.escape(where)),
+            t(lang, "league_title", where=shown(where, "—")),
             f"<i>{html.escape(season_label)}</i>",
             "",
         ]
@@ -26,11 +29,9 @@ class LeaguePart(Part):
             s = row.standing
             wins = s.wins + s.shared_wins
             pct = round(100 * wins / s.games) if s.games else 0
-            name = row.player.display_name
-            name = name if len(name) <= 15 else name[:14] + "…"
-            table.append(
-                f"{row.rank:<3} {name:<15} {s.points:>6d} {s.games:>5} {wins:>4} {pct:>4}%"
-            )
+            name = readable(row.player.display_name, NAME_WIDTH) or t(lang, "player_n", n=row.rank)
+            name = FSI + name + PDI + " " * max(0, NAME_WIDTH - graphemes(name))
+            table.append(f"{row.rank:<3} {name} {s.points:>6d} {s.games:>5} {wins:>4} {pct:>4}%")
         lines.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
         return fit("\n".join(lines))
 

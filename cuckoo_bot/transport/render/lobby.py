@@ -6,17 +6,18 @@ from __future__ import annotations
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import LobbyView, Notice
 from cuckoo_bot.transport import callbacks as cb
-from cuckoo_bot.transport.render.common import Part, Players, Rendered, fit, keys, name_of
+from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys, name_of
 
 
 class LobbyPart(Part):
     lobby_minutes = 10  # how long a lobby stays open, said in its hint
 
-    def lobby(self, notice: Notice, game: Game, players: Players, lang: str) -> Rendered:
+    def lobby(self, notice: Notice, game: Game, known: Known, lang: str) -> Rendered:
         t = self.tr.t
         view = notice.payload
         assert isinstance(view, LobbyView)
         seats = view.seats
+        players = self.cast(known, [*seats, game.creator_id, *view.offered], lang)
         creator = name_of(players, game.creator_id)
         lines = [t(lang, "lobby_title", creator=creator), ""]
         lines.append(t(lang, "lobby_players", count=len(seats), max=game.rules.max_players))

@@ -3,13 +3,11 @@ keys, how the last round ended for them, and the end of the game."""
 
 from __future__ import annotations
 
-import html
-
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import CloseNote, DealNote, PromptNote, RoundResult
 from cuckoo_bot.transport.render.common import (
+    Known,
     Part,
-    Players,
     Rendered,
     card_label,
     hearts,
@@ -17,12 +15,13 @@ from cuckoo_bot.transport.render.common import (
     move_row,
     name_of,
 )
+from cuckoo_bot.transport.render.names import shown
 
 
 class PrivatePart(Part):
     def _where(self, game: Game, round_no: int, lang: str) -> str:
-        chat = game.chat.title if game.chat is not None and game.chat.title else "Cuckoo"
-        return self.tr.t(lang, "private_head", chat=html.escape(chat), round=round_no)
+        title = game.chat.title if game.chat is not None else ""
+        return self.tr.t(lang, "private_head", chat=shown(title, "Cuckoo"), round=round_no)
 
     def result(self, prev: RoundResult | None, game: Game, lang: str) -> Rendered | None:
         """How the last round ended for the player; None when not known."""
@@ -46,10 +45,11 @@ class PrivatePart(Part):
         return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
 
     def deal(
-        self, note: DealNote, game: Game, players: Players, lang: str, with_result: bool
+        self, note: DealNote, game: Game, known: Known, lang: str, with_result: bool
     ) -> Rendered:
         """The card dealt; over the last prompt, how the last round ended comes first."""
         t = self.tr.t
+        players = self.cast(known, game.seats, lang)
         lines = (
             [*self._result_block(note.prev, game, lang), ""] if with_result and note.prev else []
         )
@@ -69,9 +69,10 @@ class PrivatePart(Part):
             )
         return Rendered("\n".join(lines))
 
-    def prompt(self, note: PromptNote, game: Game, players: Players, lang: str) -> Rendered:
+    def prompt(self, note: PromptNote, game: Game, known: Known, lang: str) -> Rendered:
         """Your turn, with exactly one card: the one you hold now."""
         t = self.tr.t
+        players = self.cast(known, game.seats, lang)
         card = card_label(note.card.code)
         if note.news == "swapped" and note.by is not None:
             held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
@@ -96,9 +97,10 @@ class PrivatePart(Part):
         row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
         return Rendered("\n".join(lines), keys([row]))
 
-    def close(self, note: CloseNote, game: Game, players: Players, lang: str) -> Rendered:
+    def close(self, note: CloseNote, game: Game, known: Known, lang: str) -> Rendered:
         """The end of the game for the player, over their last prompt (its keys go)."""
         t = self.tr.t
+        players = self.cast(known, game.seats, lang)
         lines = []
         if note.prev is not None:
             lines += self._result_block(note.prev, game, lang)

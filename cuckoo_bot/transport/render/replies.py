@@ -8,14 +8,20 @@ import re
 from cuckoo_bot.app.model import Player
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
-from cuckoo_bot.transport.render.common import Part, card_label, hearts, name_of
+from cuckoo_bot.transport.render.common import Known, Part, card_label, hearts, name_of
+from cuckoo_bot.transport.render.names import shown
 
 MAX_POPUP = 200
 _TAG = re.compile(r"<[^>]+>")
 
 
 class ReplyPart(Part):
-    def reply(self, lang: str, reply: Reply, players: dict[int, Player] | None = None) -> str:
+    def welcome(self, lang: str, player: Player) -> str:
+        """The first words to someone in their private chat, by name."""
+        name = shown(player.display_name, self.tr.t(lang, "player_n", n="").strip())
+        return self.tr.t(lang, "welcome", name=name)
+
+    def reply(self, lang: str, reply: Reply, players: Known | None = None) -> str:
         params = dict(reply.params)
         for key in ("card", "king"):
             if key in params:
@@ -23,15 +29,18 @@ class ReplyPart(Part):
         if "lives" in params and isinstance(params["lives"], int):
             params["lives"] = hearts(params["lives"])
         if "player" in params and isinstance(params["player"], int):
-            params["player"] = name_of(players or {}, params["player"])
+            pid = params["player"]
+            params["player"] = name_of(self.cast(players or {}, [pid], lang), pid)
+        if "name" in params and isinstance(params["name"], str):  # a seat's name, as typed
+            params["name"] = shown(params["name"], self.tr.t(lang, "player_n", n="").strip())
         for key, value in params.items():
-            if key not in ("card", "king", "lives", "player") and isinstance(value, str):
+            if key not in ("card", "king", "lives", "player", "name") and isinstance(value, str):
                 params[key] = html.escape(value)
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")
         return self.tr.t(lang, f"reply_{reply.code}", **params)
 
-    def popup(self, lang: str, reply: Reply, players: dict[int, Player] | None = None) -> str:
+    def popup(self, lang: str, reply: Reply, players: Known | None = None) -> str:
         """The answer as a button-press popup: plain text (no HTML there), at most 200 chars."""
         text = html.unescape(_TAG.sub("", self.reply(lang, reply, players)))
         return text if len(text) <= MAX_POPUP else text[: MAX_POPUP - 1] + "…"

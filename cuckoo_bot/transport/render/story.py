@@ -34,11 +34,11 @@ class StoryPart(TablePart, GroupPart):
     def history(self, lang: str, history: History) -> str:
         """The group's last finished games: number, date, players, winner, rounds."""
         t = self.tr.t
-        players = history.players
         lines = [t(lang, "history_title"), ""]
         if not history.games:
             return "\n".join([*lines, t(lang, "history_empty")])
         for game in history.games:
+            players = self.cast(history.players, game.seats, lang)
             state = game.state
             assert state is not None
             when = game.finished_at or game.created_at
@@ -59,7 +59,7 @@ class StoryPart(TablePart, GroupPart):
     def story(self, lang: str, story: Story) -> list[str]:
         """One game round by round, as its log tells it; as many messages as it takes."""
         t = self.tr.t
-        players = story.players
+        players = self.cast(story.players, story.game.seats, lang)
         blocks: list[list[str]] = [[t(lang, "story_title", game=story.game.id)]]
         acts: list[str] = []
         cut = False

@@ -9,6 +9,7 @@ from cuckoo_bot.domain.events import LifeLossCause
 from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import (
+    Known,
     Part,
     Players,
     Rendered,
@@ -27,10 +28,11 @@ def loss_key(cause: LifeLossCause) -> str:
 
 class TablePart(Part):
     def table(
-        self, notice: Notice, folded: list[Notice], game: Game, players: Players, lang: str
+        self, notice: Notice, folded: list[Notice], game: Game, known: Known, lang: str
     ) -> Rendered:
         """The round's table. ``folded``: later rounds that ended before their own table could
         be posted; their reveals follow this round's."""
+        players = self.cast(known, game.seats, lang)
         view = notice.payload
         assert isinstance(view, TableView)
         head = self._table_head(view, players, lang)
