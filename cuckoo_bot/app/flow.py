@@ -68,7 +68,9 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
     if state.finished:
         game.status = GameStatus.FINISHED
         game.finished_at = now
-        game.deadline = None
+        # The summary's "Play again" key works for as long as a lobby stays open; then it
+        # comes off (an abandoned game has no key).
+        game.deadline = now + timedelta(seconds=deps.lobby_timeout) if state.winners else None
         notices.summary(state, await record_result(uow, game, now))
     else:
         game.deadline = now + timedelta(seconds=game.turn_timeout)

@@ -145,6 +145,8 @@ class GameOverView:
     rounds: int = 0
     out: tuple[Exit, ...] = ()  # in the order players went out
     changes: tuple[RatingChange, ...] = ()  # the group's table this month
+    # The "Play again" key's time is up: it comes off the summary (nothing else changes).
+    expired: bool = False
 
 
 @dataclass(frozen=True)

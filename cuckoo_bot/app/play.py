@@ -6,10 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import people
+from cuckoo_bot.app.dispatch import people, prepare
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
 from cuckoo_bot.app.lobby import lobby_deadline
-from cuckoo_bot.app.model import MOVES, GameStatus
+from cuckoo_bot.app.model import MOVES, Game, GameStatus
+from cuckoo_bot.app.notices import GameOverView, Notice, NoticeKind
+from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.app.steps import first_time
 from cuckoo_bot.domain.actions import PlayerId, Timeout
@@ -109,11 +111,16 @@ async def act(
 
 
 async def expire(deps: Deps, game_id: int) -> Outcome:
-    """A deadline fired: start or expire a lobby, or time out the current turn. Early or stale
+    """A deadline fired: start or expire a lobby, time out the current turn, or take a finished
+    game's "Play again" key off. Early or stale
     calls (another instance got there first, the player acted meanwhile) change nothing."""
     now = deps.clock.now()
     async with deps.uow() as uow:
         game = await uow.games.get(game_id, lock=True)
+        if game is not None and game.status is GameStatus.FINISHED and game.deadline is not None:
+            outcome = await again_expired(uow, game, now)
+            await uow.commit()
+            return outcome
         if game is None or not game.status.open or game.deadline is None or game.deadline > now:
             await uow.commit()
             return Outcome(game_id=game_id, deadline=game.deadline if game else None)
@@ -130,6 +137,24 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
         await uow.games.save(game)
         await uow.commit()
         return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+
+
+async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
+    """A finished game's "Play again" key is too old to open a lobby: it comes off the summary.
+    Early calls change nothing."""
+    assert game.deadline is not None
+    if game.deadline > now:
+        return Outcome(game_id=game.id, deadline=game.deadline)
+    game.deadline = None
+    await uow.games.save(game)
+    gone = Notice(
+        NoticeKind.GAME_OVER,
+        game.chat_id,
+        GameOverView(expired=True),
+        game_id=game.id,
+        thread_id=game.thread_id,
+    )
+    return Outcome(game_id=game.id, dispatch=await prepare(uow, game, [gone]))
 
 
 async def due(deps: Deps) -> list[tuple[int, datetime]]:

@@ -36,6 +36,8 @@ NAMING_CONVENTION = {
 
 GAME_STATUSES = ("lobby", "running", "finished", "cancelled")
 OPEN_STATUSES = ("lobby", "running")
+# Statuses a deadline can wake: a lobby, a turn, and a finished game's "Play again" key.
+TIMED_STATUSES = (*OPEN_STATUSES, "finished")
 # ``abandoned``: the game ended (cancelled) while the round was being played.
 ROUND_STATUSES = ("playing", "revealed", "misdealt", "abandoned")
 

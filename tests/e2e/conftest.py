@@ -231,6 +231,17 @@ async def audit_finished_games(database_url: URL, chats: Iterable[int]) -> list[
     return games
 
 
+async def live_key_rows(database_url: URL, game_ids: Iterable[int]) -> list[tuple[int, int]]:
+    """(game, notice) of every outbox row that says its message still shows keys."""
+    async with reading(database_url) as uow:
+        return [
+            (game_id, sent.notice.id)
+            for game_id in game_ids
+            for sent in await uow.outbox.sent(game_id)
+            if sent.live_keys
+        ]
+
+
 def live_move_keys(fake: FakeBotApi, chats: Iterable[int]) -> list[tuple[int, int, str | None]]:
     """Messages that still offer a move key (chat, message id, text): none may be left once
     their turns are over."""

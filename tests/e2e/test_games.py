@@ -15,7 +15,9 @@ from .conftest import (
     BOT_USERNAME,
     GROUP,
     BotProcess,
+    audit_finished_games,
     held_in_store,
+    live_key_rows,
     points_in_store,
     reveals_in_store,
     settle,
@@ -335,3 +337,23 @@ async def test_game_night_summary_play_again_and_history(
     assert len(told) == len(reveals)
     for line, cards in zip(told, reveals, strict=True):
         assert all(f"{NAMES[p]} {c}" in line for p, c in cards.items()), (line, cards)
+
+
+async def test_the_play_again_key_comes_off_when_it_expires(
+    fake: FakeBotApi, make_bot: object, table: TableDriver, database_url: URL
+) -> None:
+    """With lobbies open for 5 s, the game starts by itself 5 s after /newgame, and 5 s after
+    its end the summary's Play again key comes off; the store keeps no row claiming keys."""
+    bot = make_bot(CUCKOO_SEED="5", CUCKOO_LOBBY_TIMEOUT="5")  # type: ignore[operator]
+    await bot.start()
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    await fake.wait_for_message(GROUP, contains="Round 1", timeout=30)
+    await play_out(table, [ANN, BEN, CAT], table_size=3)
+    end = await fake.wait_for_message(GROUP, contains="won", timeout=30)
+    assert end.button_data("Play again")
+    await fake.wait_for(lambda: not end.callback_datas, timeout=30)
+    assert "won" in (end.text or "")  # the summary stays as it was, only its key is gone
+    (game,) = await audit_finished_games(database_url, [GROUP])
+    assert await live_key_rows(database_url, [game.id]) == []
+    assert game.deadline is None

@@ -40,6 +40,7 @@ from cuckoo_bot.persistence.mapping import (
 )
 from cuckoo_bot.persistence.models import (
     OPEN_STATUSES,
+    TIMED_STATUSES,
     ChatRow,
     GameLogRow,
     GamePlayerRow,
@@ -166,7 +167,7 @@ class SqlGames:
         result = await self._s.session.execute(
             select(GameRow.id, GameRow.deadline)
             .where(
-                GameRow.status.in_(OPEN_STATUSES),
+                GameRow.status.in_(TIMED_STATUSES),
                 GameRow.deadline.is_not(None),
                 GameRow.deadline <= now,
             )
@@ -178,7 +179,7 @@ class SqlGames:
     async def with_deadlines(self) -> list[tuple[int, datetime]]:
         result = await self._s.session.execute(
             select(GameRow.id, GameRow.deadline)
-            .where(GameRow.status.in_(OPEN_STATUSES), GameRow.deadline.is_not(None))
+            .where(GameRow.status.in_(TIMED_STATUSES), GameRow.deadline.is_not(None))
             .order_by(GameRow.deadline, GameRow.id)
         )
         return [(game_id, deadline) for game_id, deadline in result if deadline]

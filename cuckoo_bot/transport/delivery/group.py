@@ -16,6 +16,7 @@ from telegram.error import (
 from cuckoo_bot.app.dispatch import Delivered, SentMessage
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import (
+    GameOverView,
     Notice,
     NoticeKind,
     TableView,
@@ -167,10 +168,28 @@ class GroupLane(Lane):
                     self.context.remember(gone)
                     self.result.shown.append(gone)
 
+    async def expire_keys(self, notice: Notice) -> bool:
+        """The game's "Play again" key is too old: it comes off the summary (one call)."""
+        shown = self.context.live_of(notice, NoticeKind.GAME_OVER)
+        if not shown:
+            self.skip(notice, "no key left to take off")
+            return True
+        if not await self.courier.budget.take(self.chat_id):
+            return False
+        try:
+            for old in shown:
+                await self.courier.calls.remove_keys(self.chat_id, old.message_id)
+                self.done(notice, old.message_id, None)
+        except (Forbidden, ChatMigrated) as exc:  # the group is gone: no key to worry about
+            self.skip(notice, f"keys left: {exc}")
+        return True
+
     async def perform(self, step: Step) -> bool | None:
         """Show one step; False when the group's budget allows no call now, None when the step
         can wait (it is shown, coalesced, by a later run)."""
         notice = step.notice
+        if isinstance(notice.payload, GameOverView) and notice.payload.expired:
+            return await self.expire_keys(notice)
         game = self.context.game(notice)
         render = self.courier.renderer
         lang = self.language(notice)

@@ -15,6 +15,9 @@ from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Stand
 from cuckoo_bot.app.notices import Notice, NoticeKind
 from cuckoo_bot.app.ports import ConcurrentUpdate
 
+# A deadline wakes a lobby, a turn, or a finished game's "Play again" key.
+TIMED = (GameStatus.LOBBY, GameStatus.RUNNING, GameStatus.FINISHED)
+
 
 @dataclass
 class World:
@@ -144,12 +147,14 @@ class FakeGames:
         rows = [
             (g.id, g.deadline)
             for g in self.w.games.values()
-            if g.status.open and g.deadline and g.deadline <= now
+            if g.status in TIMED and g.deadline and g.deadline <= now
         ]
         return sorted(rows, key=lambda r: r[1])[:limit]  # type: ignore[return-value]
 
     async def with_deadlines(self) -> list[tuple[int, datetime]]:
-        return [(g.id, g.deadline) for g in self.w.games.values() if g.status.open and g.deadline]
+        return [
+            (g.id, g.deadline) for g in self.w.games.values() if g.status in TIMED and g.deadline
+        ]
 
     async def log(self, game_id: int) -> list[LogEntry]:
         return list(self.w.log.get(game_id, []))

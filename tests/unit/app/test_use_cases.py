@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from datetime import timedelta
 
 from cuckoo_bot.app import chats, dispatch, lobby, play, queries
 from cuckoo_bot.app.deps import Deps
@@ -421,6 +422,27 @@ async def test_play_again_opens_a_lobby_with_the_same_rules_seats_the_tapper_and
     clock.advance(601)
     late = await lobby.play_again(deps, game_id, group.id, ANN, reachable=True)
     assert late.reply.code == "play_again_expired"
+
+
+async def test_the_play_again_key_comes_off_the_summary_at_the_lobby_timeout(
+    deps: Deps, world: World, group: Chat, clock: FakeClock
+) -> None:
+    game_id = await finished_game(deps, world, group)
+    game = the_game(world, game_id)
+    assert game.deadline == game.finished_at + timedelta(seconds=deps.lobby_timeout)
+    assert (game_id, game.deadline) in await play.deadlines(deps)  # re-armed at start-up
+    early = await play.expire(deps, game_id)
+    assert early.dispatch is None and the_game(world, game_id).deadline == game.deadline
+    clock.advance(deps.lobby_timeout + 1)
+    assert [g for g, _ in await play.due(deps)] == [game_id]  # the sweeper finds it
+    expired = await play.expire(deps, game_id)
+    assert expired.dispatch is not None
+    (gone,) = expired.dispatch.notices
+    assert gone.kind is NoticeKind.GAME_OVER and gone.payload.expired
+    assert the_game(world, game_id).deadline is None
+    assert await play.due(deps) == []
+    again = await play.expire(deps, game_id)  # a second timer, another instance: nothing
+    assert again.dispatch is None
 
 
 async def test_history_lists_the_groups_finished_games_and_tells_one_from_its_log(
