@@ -17,8 +17,21 @@ from cuckoo_bot.domain.rules import HouseRules
 JOIN_PAYLOAD = "join_"  # /start join_<game id>: the deep link a Join press hands out
 
 
+STORY_PAYLOAD = "story_"  # /start story_<game id>: the key under a long /history N
+
+
 def join_payload(game_id: int) -> str:
     return f"{JOIN_PAYLOAD}{game_id}"
+
+
+def story_payload(game_id: int) -> str:
+    return f"{STORY_PAYLOAD}{game_id}"
+
+
+def story_link_game(payload: str) -> int | None:
+    """The game a ``/start story_<id>`` link names, if the payload is one."""
+    rest = payload[len(STORY_PAYLOAD) :] if payload.startswith(STORY_PAYLOAD) else ""
+    return whole_number(rest, 9)
 
 
 async def private_start(

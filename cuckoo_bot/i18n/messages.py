@@ -145,6 +145,13 @@ MESSAGES: dict[str, str] = {
     "history_empty": "No game has finished here yet.",
     "history_line": "<b>#{game}</b> · {date} · 🏆 {winner} · {rounds} rounds\n👥 {players}",
     "history_hint": "Round by round: /history {game}",
+    # /history N of a long game: its story goes to the asker's private chat, not the group.
+    "history_sent": "📜 {name}, the story of game #{game} is in our private chat.",
+    "history_private": (
+        "📜 The story of game #{game} takes several messages: tap below and I will send it"
+        " to you privately."
+    ),
+    "btn_history_private": "📜 Read it privately",
     "story_title": "📜 <b>Game #{game}</b>, round by round",
     "summary_rounds": "📋 {rounds} rounds",
     "summary_out": "Out: {players}",

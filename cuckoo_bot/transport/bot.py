@@ -120,7 +120,7 @@ def build_application(
         deps=deps,
         renderer=renderer,
         courier=courier,
-        replies=Replies(application.bot, budget, courier.saw),
+        replies=Replies(application.bot, budget, courier.saw, courier.pacer),
         timers=Timers(
             application.job_queue,
             expire,

@@ -31,6 +31,9 @@ Seconds = Callable[[], float]
 # little longer than a minute: a late call never lands in the minute after the others.
 GROUP_PERIOD = 60.0
 SHARED_GROUP_PERIOD = GROUP_PERIOD + 3.0
+# While answers to commands wait for a group's budget, the game's own updates (which can be
+# coalesced) look again this often: the answers take the next calls.
+ANSWERS_FIRST = 0.5
 
 
 class GroupBudget:
@@ -53,6 +56,17 @@ class GroupBudget:
         self.ledger = ledger
         self._clock = clock
         self._calls: dict[int, deque[float]] = {}
+        self._answers: dict[int, int] = {}  # groups with answers to commands waiting
+
+    def answers_waiting(self, chat_id: int, count: int) -> None:
+        """``count`` answers to commands wait for the group's budget: they go first."""
+        if count > 0:
+            self._answers[chat_id] = count
+        else:
+            self._answers.pop(chat_id, None)
+
+    def _behind_answers(self, chat_id: int, answer: bool) -> bool:
+        return not answer and self._answers.get(chat_id, 0) > 0
 
     def _window(self, chat_id: int) -> deque[float]:
         now = self._clock()
@@ -61,10 +75,11 @@ class GroupBudget:
             calls.popleft()
         return calls
 
-    async def take(self, chat_id: int) -> bool:
-        """Spend one call if the budget allows it now."""
+    async def take(self, chat_id: int, *, answer: bool = False) -> bool:
+        """Spend one call if the budget allows it now. ``answer``: the call answers a command
+        (the game's own updates wait while answers do)."""
         calls = self._window(chat_id)
-        if len(calls) >= self.rate:
+        if len(calls) >= self.rate or self._behind_answers(chat_id, answer):
             return False
         now = self._clock()
         if self.ledger is None:
@@ -101,12 +116,13 @@ class GroupBudget:
             return 0.0
         return max(0.0, calls[-1] + self.period / self.rate - self._clock())
 
-    def next_free(self, chat_id: int) -> float:
+    def next_free(self, chat_id: int, *, answer: bool = False) -> float:
         """Seconds until the budget allows a call again (0 when it does now)."""
         calls = self._window(chat_id)
-        if len(calls) < self.rate:
-            return 0.0
-        return max(0.0, calls[len(calls) - self.rate] + self.period - self._clock())
+        free = 0.0
+        if len(calls) >= self.rate:
+            free = max(0.0, calls[len(calls) - self.rate] + self.period - self._clock())
+        return max(free, ANSWERS_FIRST) if self._behind_answers(chat_id, answer) else free
 
     def forget_idle(self) -> None:
         """Drop the windows of groups with no recent call (keeps memory bounded)."""

@@ -1,6 +1,7 @@
 """Answers to commands, queued per chat: a group's answer goes at once while the group's budget
 allows a call, otherwise it waits in that group's own queue (never in a handler), a few at
-most, the same text once. A private chat's answer goes at once."""
+most, the same text once; while it waits, the game's own updates to the group wait behind it.
+A private chat's answer goes at once; a long one (a game's story) goes a page a second."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import TelegramError
 
-from cuckoo_bot.transport.pacing import GroupBudget
+from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +31,16 @@ class Answer:
 
 
 class Replies:
-    def __init__(self, bot: Bot, budget: GroupBudget, saw: Callable[[int, int], None]) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        budget: GroupBudget,
+        saw: Callable[[int, int], None],
+        pacer: PrivatePacer | None = None,
+    ) -> None:
         self.bot = bot
         self.budget = budget
+        self.pacer = pacer or PrivatePacer(0)  # a private chat's pace, shared with the courier
         self.saw = saw  # a private chat's newest message (a deal must not edit above it)
         self._queues: dict[int, deque[Answer]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -44,7 +52,7 @@ class Replies:
             await self._send(answer)
             return
         queue = self._queues.get(chat)
-        if queue is None and await self.budget.take(chat):
+        if queue is None and await self.budget.take(chat, answer=True):
             await self._send(answer)
             return
         if queue is None:
@@ -56,6 +64,30 @@ class Replies:
             log.warning("chat %s: an answer dropped, %s already wait for the budget", chat, QUEUED)
             return
         queue.append(answer)
+        self.budget.answers_waiting(chat, len(queue))
+
+    async def say_privately(self, chat_id: int, texts: list[str]) -> None:
+        """A long answer in a private chat: the first part now (a refusal raises, for the
+        handler to report), the rest after it, in order, without holding the handler."""
+        first, *rest = texts
+        await self._send(Answer(chat_id, None, first))
+        self.pacer.sent(chat_id)
+        if not rest:
+            return
+
+        async def send_rest() -> None:
+            for text in rest:
+                await self.pacer.wait(chat_id)  # Telegram's pace: about one a second
+                try:
+                    await self._send(Answer(chat_id, None, text))
+                    self.pacer.sent(chat_id)
+                except TelegramError as exc:
+                    log.info("chat %s: a long answer stopped: %s", chat_id, exc)
+                    return
+
+        task = asyncio.get_running_loop().create_task(send_rest())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
         """At shutdown: answers still waiting are dropped (they answered a moment long gone)."""
@@ -72,15 +104,18 @@ class Replies:
     async def _drain(self, chat: int, queue: deque[Answer]) -> None:
         try:
             while queue and not self._closing:
-                wait = self.budget.next_free(chat)
+                wait = self.budget.next_free(chat, answer=True)
                 if wait > 0:
                     await asyncio.sleep(wait)
-                if await self.budget.take(chat):
-                    await self._send(queue.popleft())
+                if await self.budget.take(chat, answer=True):
+                    answer = queue.popleft()
+                    self.budget.answers_waiting(chat, len(queue))
+                    await self._send(answer)
                 else:  # another instance took the call (shared budget): wait for the next
-                    await asyncio.sleep(max(self.budget.next_free(chat), 0.2))
+                    await asyncio.sleep(max(self.budget.next_free(chat, answer=True), 0.2))
         finally:
             self._queues.pop(chat, None)
+            self.budget.answers_waiting(chat, 0)
 
     async def _send(self, answer: Answer) -> None:
         try:

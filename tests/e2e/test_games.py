@@ -329,9 +329,10 @@ async def test_game_night_summary_play_again_and_history(
     await table.say(ANN, f"/history {game_id}")
     await fake.wait_for_message(GROUP, contains="round by round", after=seen)
     await settle(fake)
-    story = "\n".join(
-        m.text or "" for m in fake.messages(GROUP) if m.from_bot and m.message_id > seen
-    )
+    # A short game's story is one message, its rounds folded under the title.
+    (told_in_group,) = [m for m in fake.messages(GROUP) if m.from_bot and m.message_id > seen]
+    assert [e["type"] for e in told_in_group.entities].count("expandable_blockquote") == 1
+    story = seen_text(told_in_group.text)
     reveals = await reveals_in_store(database_url, game_id)
     told = [line for line in story.splitlines() if line.startswith("🂡 ")]
     assert len(told) == len(reveals)

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
+from telegram.error import Forbidden
 from telegram.ext import ContextTypes
 
-from cuckoo_bot.app import queries
-from cuckoo_bot.app.model import whole_number
+from cuckoo_bot.app import chats, queries
+from cuckoo_bot.app.model import Player, whole_number
+from cuckoo_bot.app.queries import Story
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.transport.handlers.common import (
     Services,
     group_command,
     language_of,
+    player_of,
     say,
     services,
 )
+from cuckoo_bot.transport.render import shown
+from cuckoo_bot.transport.render.story import collapsed
 
 
 @group_command
@@ -43,8 +48,11 @@ async def cmd_leaderboard(
 async def cmd_history(
     update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
 ) -> None:
-    """``/history``: the group's last games; ``/history N``: game N round by round."""
-    assert update.effective_chat
+    """``/history``: the group's last games; ``/history N``: game N round by round, folded
+    into one message in the group when it fits, else in the asker's private chat (the group
+    gets one line, or a key to ask for it privately): a long story never spends the group's
+    budget of about 20 messages a minute, so the group's next command is answered at once."""
+    assert update.effective_chat and update.effective_user
     chat_id = update.effective_chat.id
     args = context.args or []
     if not args:
@@ -59,8 +67,32 @@ async def cmd_history(
     if story is None:
         await say(s, update, s.renderer.reply(lang, Reply("history_not_found", {"game": number})))
         return
-    for page in s.renderer.story(lang, story):
-        await say(s, update, page)
+    t = s.renderer.tr.t
+    folded = collapsed(s.renderer.story(lang, story))
+    if folded is not None:
+        await say(s, update, folded)
+        return
+    user = player_of(update.effective_user)
+    if await chats.reachable(s.deps, user.id) and await tell_story(s, user, story):
+        blank = t(lang, "player_n", n="").strip()
+        name = shown(user.display_name, blank)
+        await say(s, update, t(lang, "history_sent", name=name, game=game_id))
+        return
+    link = s.deep_link(chats.story_payload(game_id))
+    key = InlineKeyboardButton(t(lang, "btn_history_private"), url=link)
+    await say(s, update, t(lang, "history_private", game=game_id), InlineKeyboardMarkup([[key]]))
+
+
+async def tell_story(s: Services, user: Player, story: Story) -> bool:
+    """A game's story in ``user``'s private chat, in their language; False if the bot may not
+    write to them (recorded, so the next ask offers the key at once)."""
+    lang = await queries.player_language(s.deps, user.id, user.language)
+    try:
+        await s.replies.say_privately(user.id, s.renderer.story(lang, story))
+    except Forbidden:
+        await chats.set_reachable(s.deps, user, False)
+        return False
+    return True
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

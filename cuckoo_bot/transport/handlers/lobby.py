@@ -8,6 +8,7 @@ from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, lobby, queries
+from cuckoo_bot.app.model import Player
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport.handlers.common import (
     Press,
@@ -25,6 +26,7 @@ from cuckoo_bot.transport.handlers.common import (
     services,
     thread_of,
 )
+from cuckoo_bot.transport.handlers.league import tell_story
 
 
 @group_command
@@ -110,6 +112,10 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     payload = context.args[0] if context.args else ""
     player = player_of(user)
     game_id = chats.join_link_game(payload)
+    told = chats.story_link_game(payload)
+    if told is not None:
+        await story_link(update, context, s, player, told, lang)
+        return
     if game_id is not None:
         # A join link works only for members of that game's group: ids are easy to guess.
         chat_id = await chats.chat_of_game(s.deps, game_id)
@@ -123,6 +129,27 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await after(s, outcome)
         return
     await reply(update, s, lang, outcome)
+
+
+async def story_link(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    s: Services,
+    player: Player,
+    game_id: int,
+    lang: str,
+) -> None:
+    """``/start story_<id>``: the story of a game of the user's group, in this private chat.
+    Only members of that group may read it (ids are easy to guess)."""
+    await chats.private_start(s.deps, player, "", update.update_id)
+    chat_id = await chats.chat_of_game(s.deps, game_id)
+    story = await queries.story(s.deps, chat_id, game_id) if chat_id is not None else None
+    if chat_id is None or not await is_member(context, chat_id, player.id):
+        await say(s, update, s.renderer.reply(lang, Reply("not_member")))
+    elif story is None:
+        await say(s, update, s.renderer.reply(lang, Reply("history_not_found", {"game": game_id})))
+    else:
+        await tell_story(s, player, story)
 
 
 async def join_key(press: Press) -> Outcome | None:

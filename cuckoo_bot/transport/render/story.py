@@ -25,7 +25,7 @@ from cuckoo_bot.domain.events import (
     TimedOut,
 )
 from cuckoo_bot.domain.state import Act, ActKind
-from cuckoo_bot.transport.render.common import card_label, fit, name_of, pages
+from cuckoo_bot.transport.render.common import MAX_TEXT, card_label, fit, name_of, pages, utf16_len
 from cuckoo_bot.transport.render.group import GroupPart
 from cuckoo_bot.transport.render.table import TablePart, loss_key
 
@@ -113,6 +113,16 @@ class StoryPart(TablePart, GroupPart):
                     blocks.append([self.game_over(view, None, players, lang).text])
         close_acts()
         return pages(["\n".join(block) for block in blocks])
+
+
+def collapsed(pages: list[str]) -> str | None:
+    """A story of one message, its rounds folded away under the title (an expandable quote a
+    reader opens with a tap); None when the story takes more than one message."""
+    if len(pages) != 1:
+        return None
+    title, _, rest = pages[0].partition("\n")
+    text = f"{title}\n<blockquote expandable>{rest.strip()}</blockquote>"
+    return text if rest.strip() and utf16_len(text) <= MAX_TEXT else None
 
 
 def _act_of(event: Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked) -> Act:

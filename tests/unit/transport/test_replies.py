@@ -1,0 +1,62 @@
+"""Answers to commands in a group go before the game's own updates when the budget is short."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from cuckoo_bot.transport.pacing import ANSWERS_FIRST, GroupBudget
+from cuckoo_bot.transport.replies import Answer, Replies
+
+GROUP = -100
+
+
+@dataclass
+class Sent:
+    message_id: int
+
+
+class FakeBot:
+    """Records what was sent; every send succeeds."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, str]] = []
+
+    async def send_message(self, chat_id: int, text: str, **_: Any) -> Sent:
+        self.sent.append((chat_id, text))
+        return Sent(len(self.sent))
+
+
+async def test_an_answer_waiting_for_the_budget_goes_before_the_games_updates() -> None:
+    now = [1000.0]
+    budget = GroupBudget(2, clock=lambda: now[0])
+    bot = FakeBot()
+    replies = Replies(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
+    assert await budget.take(GROUP) and await budget.take(GROUP)  # the game spent the minute
+    await replies.say(Answer(GROUP, None, "the help"))
+    assert bot.sent == []  # no call left: the answer waits in the group's queue
+    now[0] += 61  # a minute later the budget allows calls again...
+    assert budget.next_free(GROUP) >= ANSWERS_FIRST  # ...but not to the game's updates
+    assert not await budget.take(GROUP)
+    for _ in range(50):
+        if bot.sent:
+            break
+        await asyncio.sleep(0.01)
+    assert bot.sent == [(GROUP, "the help")]  # the answer took the first call
+    assert budget.next_free(GROUP) == 0 and await budget.take(GROUP)  # then the game goes on
+    await replies.close()
+
+
+async def test_a_private_answer_of_many_pages_comes_in_order() -> None:
+    budget = GroupBudget(20, clock=lambda: 0.0)
+    bot = FakeBot()
+    replies = Replies(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
+    await replies.say_privately(7, ["one", "two", "three"])
+    assert bot.sent[0] == (7, "one")  # the first page before the handler goes on
+    for _ in range(50):
+        if len(bot.sent) == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert bot.sent == [(7, "one"), (7, "two"), (7, "three")]
+    await replies.close()
