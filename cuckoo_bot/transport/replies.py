@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup
+from telegram.constants import MessageLimit
 from telegram.error import TelegramError
 
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
+from cuckoo_bot.transport.render import utf16_len
 
 log = logging.getLogger(__name__)
 
-QUEUED = 3  # answers one group may have waiting; more are dropped (the group is flooding)
+QUEUED = 3  # answers one group may have waiting; more join the last one, one message for both
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,22 @@ class Answer:
     thread_id: int | None
     text: str
     keyboard: InlineKeyboardMarkup | None = None
+    parts: tuple[str, ...] = ()  # the answers it carries, when several were joined
+
+    def carries(self, text: str) -> bool:
+        return text == self.text or text in self.parts
+
+
+def _merged(first: Answer, then: Answer) -> Answer | None:
+    """Two answers as one message, when they can be: same topic, at most one keyboard (kept
+    under the whole message), within Telegram's length."""
+    if first.thread_id != then.thread_id or (first.keyboard and then.keyboard):
+        return None
+    text = f"{first.text}\n\n{then.text}"
+    if utf16_len(text) > MessageLimit.MAX_TEXT_LENGTH:
+        return None
+    parts = (*(first.parts or (first.text,)), then.text)
+    return Answer(first.chat_id, first.thread_id, text, first.keyboard or then.keyboard, parts)
 
 
 class Replies:
@@ -58,10 +76,14 @@ class Replies:
         if queue is None:
             queue = self._queues[chat] = deque()
             self._spawn(chat, queue)
-        if any(waiting.text == answer.text for waiting in queue):
+        if any(waiting.carries(answer.text) for waiting in queue):
             return  # the same answer already waits: once is enough
         if len(queue) >= QUEUED:
-            log.warning("chat %s: an answer dropped, %s already wait for the budget", chat, QUEUED)
+            merged = _merged(queue[-1], answer)
+            if merged is None:
+                log.warning("chat %s: an answer dropped (%s wait, it joins none)", chat, QUEUED)
+            else:
+                queue[-1] = merged  # one call answers both
             return
         queue.append(answer)
         self.budget.answers_waiting(chat, len(queue))

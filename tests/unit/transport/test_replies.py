@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,4 +60,19 @@ async def test_a_private_answer_of_many_pages_comes_in_order() -> None:
             break
         await asyncio.sleep(0.01)
     assert bot.sent == [(7, "one"), (7, "two"), (7, "three")]
+    await replies.close()
+
+
+async def test_answers_past_the_queue_join_the_last_one_and_none_is_lost() -> None:
+    budget = GroupBudget(1, clock=time.monotonic, period=0.2)  # one call per 0.2 s
+    bot = FakeBot()
+    replies = Replies(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
+    assert await budget.take(GROUP)
+    for word in ("one", "two", "three", "four", "five", "three"):
+        await replies.say(Answer(GROUP, None, word))
+    for _ in range(300):  # the three waiting messages carry all five answers
+        if len(bot.sent) == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert [text for _, text in bot.sent] == ["one", "two", "three\n\nfour\n\nfive"]
     await replies.close()
