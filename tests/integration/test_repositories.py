@@ -21,6 +21,7 @@ from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.repositories import PRUNE_EVERY
 from tests.databases import StepClock
+from tests.hostile import hostile_players
 from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
 
 
@@ -62,6 +63,17 @@ async def test_player_upsert_keeps_what_is_known(uow_factory: UnitOfWorkFactory)
         found = await uow.players.get_many([ann.id, robot.id, 42])
         assert found == {ann.id: stored, robot.id: robot}
         assert await uow.players.get_many([]) == {}
+
+
+async def test_hostile_names_are_stored_as_they_came(uow_factory: UnitOfWorkFactory) -> None:
+    people = hostile_players(first_id=8_000_000_001)
+    async with uow_factory() as uow:
+        for person in people:
+            await uow.players.upsert(person)
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        stored = await uow.players.get_many([p.id for p in people])
+    assert stored == {p.id: p for p in people}  # shown readable, but kept exactly
 
 
 async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkFactory) -> None:
@@ -245,17 +257,30 @@ async def test_due_and_with_deadlines(uow_factory: UnitOfWorkFactory) -> None:
         early = await uow.games.add(lobby(chats[1], deadline=START - timedelta(seconds=5)))
         exact = await uow.games.add(lobby(chats[2], deadline=START))
         await uow.games.add(lobby(chats[3], deadline=None))
-        # Closed games never come due, whatever their deadline says.
+        # Cancelled games never come due, whatever their deadline says; a finished game's
+        # deadline is its Play again key's.
         await uow.games.add(
-            lobby(chats[0], status=GameStatus.FINISHED, deadline=START - timedelta(days=1))
+            lobby(chats[0], status=GameStatus.CANCELLED, deadline=START - timedelta(days=1))
+        )
+        ended = await uow.games.add(
+            lobby(chats[1], status=GameStatus.FINISHED, deadline=START - timedelta(seconds=1))
         )
         await uow.commit()
     async with uow_factory() as uow:
-        assert await uow.games.due(START) == [(early.id, early.deadline), (exact.id, START)]
+        assert await uow.games.due(START) == [
+            (early.id, early.deadline),
+            (ended.id, ended.deadline),
+            (exact.id, START),
+        ]
         assert await uow.games.due(START, limit=1) == [(early.id, early.deadline)]
         assert await uow.games.due(START - timedelta(minutes=1)) == []
         armed = await uow.games.with_deadlines()
         assert sorted(armed) == sorted(
-            [(late.id, late.deadline), (early.id, early.deadline), (exact.id, START)]
+            [
+                (late.id, late.deadline),
+                (early.id, early.deadline),
+                (exact.id, START),
+                (ended.id, ended.deadline),
+            ]
         )
         assert all(deadline.tzinfo is not None for _, deadline in armed)
