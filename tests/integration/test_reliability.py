@@ -11,6 +11,7 @@ import asyncio
 import random
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -671,6 +672,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
         game_id = self.last_game
         assert game_id is not None
         game = self.open if self.open is not None and self.open.id == game_id else None
+        game = game or self.games.get(game_id)  # finished: its Play again key's deadline
         due = game is not None and game.deadline is not None and game.deadline <= self.clock.now()
         fired = self.send(play.expire(self.deps, game_id), fresh=False)
         assert bool(fired.dispatch) == due
@@ -756,8 +758,11 @@ class ReliabilityMachine(RuleBasedStateMachine):
         prior = self.games.get(game.id)
         if prior is not None:
             assert game.version >= prior.version
-            assert prior.status.open, (prior, game)  # a closed game is never written again
             assert STAGE[game.status] >= STAGE[prior.status]
+            if not prior.status.open:  # written again only to take its Play again key off
+                assert prior.status is GameStatus.FINISHED and prior.deadline is not None
+                assert game.status is GameStatus.FINISHED and game.deadline is None
+                assert game.state == prior.state
         state = game.state
         if game.status is GameStatus.LOBBY:
             assert state is None and game.deadline is not None and log == []
@@ -765,7 +770,11 @@ class ReliabilityMachine(RuleBasedStateMachine):
             assert state is not None and not state.finished and game.deadline is not None
             assert state.phase is Phase.TURNS and state.actor is not None and state.actor > 0
         if not game.status.open:
-            assert game.deadline is None and game.finished_at is not None
+            assert game.finished_at is not None
+            # A winner's summary keeps its Play again key for the lobby timeout, no longer.
+            keyed = game.status is GameStatus.FINISHED and state is not None and state.winners
+            key_until = game.finished_at + timedelta(seconds=LOBBY_TIMEOUT)
+            assert game.deadline in ((None, key_until) if keyed else (None,)), game
         if state is None:
             return
         assert list(state.players) == game.seats
