@@ -18,6 +18,7 @@ JOIN_PAYLOAD = "join_"  # /start join_<game id>: the deep link a Join press hand
 
 
 STORY_PAYLOAD = "story_"  # /start story_<game id>: the key under a long /history N
+STATS_PAYLOAD = "stats"  # /start stats: the key under /stats in a group
 
 
 def join_payload(game_id: int) -> str:

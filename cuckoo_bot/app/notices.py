@@ -49,10 +49,11 @@ class NoticeKind(Enum):
     DEAL = "deal"  # private: the card dealt this round, with how the last round ended
     PROMPT = "prompt"  # private: your turn, the card you hold now, and the keys
     CLOSE = "close"  # private: the game is over for you (the prompt's keys go)
+    PLAYED = "played"  # private: your move, told on the prompt you pressed (its keys go)
 
     @property
     def private(self) -> bool:
-        return self in (NoticeKind.DEAL, NoticeKind.PROMPT, NoticeKind.CLOSE)
+        return self in (NoticeKind.DEAL, NoticeKind.PROMPT, NoticeKind.CLOSE, NoticeKind.PLAYED)
 
 
 # -- payloads -----------------------------------------------------------------------------------
@@ -186,6 +187,20 @@ class PromptNote:
     by: PlayerId | None = None
     prev: RoundResult | None = None  # the last round's end, for the first to act
     again: bool = False  # the dealer's second cut: the same prompt, asked again
+    acts: tuple[Act, ...] = ()  # the round so far: what the players before did
+
+
+@dataclass(frozen=True)
+class PlayedNote:
+    """A player's move, answered on the prompt they pressed: what happened and the card they
+    hold now, in the words of the press's answer (``answer`` is its code); the keys go."""
+
+    round: int
+    turn: int
+    answer: str  # done_keep, done_swap, done_blocked, done_cut, done_cut_blocked
+    card: Card | None = None  # held after the move
+    other: PlayerId | None = None  # the neighbour a swap was asked of
+    king: Card | None = None  # a king that blocked the swap or the cut
 
 
 @dataclass(frozen=True)
@@ -207,6 +222,7 @@ Payload = (
     | DealNote
     | PromptNote
     | CloseNote
+    | PlayedNote
 )
 
 PAYLOADS: dict[NoticeKind, type[Any]] = {
@@ -218,6 +234,7 @@ PAYLOADS: dict[NoticeKind, type[Any]] = {
     NoticeKind.DEAL: DealNote,
     NoticeKind.PROMPT: PromptNote,
     NoticeKind.CLOSE: CloseNote,
+    NoticeKind.PLAYED: PlayedNote,
 }
 
 
@@ -357,6 +374,11 @@ class Notices:
             )
             self._put(("deal", player), NoticeKind.DEAL, player, note)
 
+    def played(self, player: PlayerId, note: PlayedNote) -> None:
+        """The player's press, answered on their prompt (before anything this move deals)."""
+        if not is_computer(player):
+            self._put(("played", player), NoticeKind.PLAYED, player, note)
+
     def close(self, player: PlayerId, reason: str, over: GameOverView | None = None) -> None:
         if is_computer(player):
             return
@@ -485,6 +507,7 @@ class Notices:
             by=by,
             prev=prev,
             again=rnd.cuts_made > 0 and rnd.actor_is_dealer,
+            acts=rnd.acts,
         )
         if can_write.get(actor, True):
             self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)

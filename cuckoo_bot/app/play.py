@@ -10,11 +10,12 @@ from cuckoo_bot.app.dispatch import people, prepare
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
 from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, Game, GameStatus
-from cuckoo_bot.app.notices import GameOverView, Notice, NoticeKind
+from cuckoo_bot.app.notices import GameOverView, Notice, NoticeKind, PlayedNote
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.app.steps import first_time
 from cuckoo_bot.domain.actions import PlayerId, Timeout
+from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -29,21 +30,50 @@ from cuckoo_bot.domain.state import GameState, Phase
 
 
 def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
-    """What happened, and the card the player holds now: the answer to their press."""
+    """What happened, and the card the player holds now: the answer to their press (a toast;
+    the prompt they pressed says it too)."""
     card: dict[str, Any] = {"card": held} if held else {}
     for event in events:
         if isinstance(event, Kept):
             return Reply("done_keep", card)
         if isinstance(event, Swapped):
-            return Reply("done_swap", {**card, "player": event.neighbour}, alert=True)
+            return Reply("done_swap", {**card, "player": event.neighbour})
         if isinstance(event, SwapBlocked):
-            params = {**card, "king": event.king.code, "player": event.neighbour}
-            return Reply("done_blocked", params, alert=True)
+            return Reply(
+                "done_blocked", {**card, "king": event.king.code, "player": event.neighbour}
+            )
         if isinstance(event, CardCut):
-            return Reply("done_cut", card, alert=True)
+            return Reply("done_cut", card)
         if isinstance(event, CutBlocked):
-            return Reply("done_cut_blocked", {**card, "king": event.king.code}, alert=True)
+            return Reply("done_cut_blocked", {**card, "king": event.king.code})
     return Reply(f"done_{move}", card)
+
+
+def _played(answer: Reply, round_no: int, turn: int) -> PlayedNote:
+    """The answer to a press, for the prompt it was pressed on."""
+    params = answer.params
+    return PlayedNote(
+        round=round_no,
+        turn=turn,
+        answer=answer.code,
+        card=Card.from_code(params["card"]) if "card" in params else None,
+        other=params.get("player"),
+        king=Card.from_code(params["king"]) if "king" in params else None,
+    )
+
+
+def _already(state: GameState, player: PlayerId) -> Reply | None:
+    """A second tap on a prompt already played: what the player did this round."""
+    rnd = state.round
+    act = next((a for a in reversed(rnd.acts) if a.player == player), None) if rnd else None
+    if act is None:
+        return None
+    params: dict[str, Any] = {}
+    if act.target is not None:
+        params["player"] = act.target
+    if act.shown is not None:
+        params["king"] = act.shown.code
+    return Reply(f"already_{act.kind.value}", params)
 
 
 def _held(state: GameState, events: tuple[Event, ...], player: PlayerId) -> str | None:
@@ -94,20 +124,22 @@ async def act(
             events = step(game, kind(player, turn), now, notices, actor=player)
         except RuleError as error:
             await uow.commit()  # keeps the update id: a redelivery stays a no-op
+            # A stale key of someone done for the round: what they did (the player to act
+            # now, a dealer between two cuts, just gets that the key is old).
+            late = error.code == "stale_turn" and game.state.actor != player
+            done = _already(game.state, player) if late else None
             params = {"player": game.state.actor} if game.state.actor is not None else {}
-            return Outcome(reply=Reply(error.code, params), game_id=game.id)
-        held = _held(game.state, events, player)
+            return Outcome(reply=done or Reply(error.code, params), game_id=game.id)
+        answer = _answer(move, events, held=_held(game.state, events, player))
         players = await uow.players.get_many(people(game))
+        known = players.get(player)
+        if known is None or known.can_dm is not False:  # asked privately: answered there too
+            notices.played(player, _played(answer, rnd.number if rnd else 0, turn))
         await advance(uow, deps, game, notices, now)
         dispatch = await publish(uow, game, notices, players)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(
-            reply=_answer(move, events, held),
-            game_id=game.id,
-            deadline=game.deadline,
-            dispatch=dispatch,
-        )
+        return Outcome(reply=answer, game_id=game.id, deadline=game.deadline, dispatch=dispatch)
 
 
 async def expire(deps: Deps, game_id: int) -> Outcome:
@@ -130,8 +162,12 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
             return outcome
         assert game.state is not None
         notices = notices_for(game)
-        if game.state.phase is Phase.TURNS:
-            step(game, Timeout(game.state.turn), now, notices)
+        if game.state.phase is Phase.TURNS and game.state.round is not None:
+            rnd, turn, actor = game.state.round, game.state.turn, game.state.round.actor
+            step(game, Timeout(turn), now, notices)
+            # The lapsed prompt says so, its keys gone (the player kept their card).
+            kept = game.state.round.card_of(actor) if game.state.round is not None else None
+            notices.played(actor, PlayedNote(rnd.number, turn, "timed_out", card=kept))
         await advance(uow, deps, game, notices, now)
         dispatch = await publish(uow, game, notices)
         await uow.games.save(game)

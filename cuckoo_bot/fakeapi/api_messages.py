@@ -80,6 +80,7 @@ def _post(world: World, chat: Chat, p: Params, **fields: Any) -> JSON:
         message_thread_id=thread_id,
         is_topic_message=is_topic,
         reply_to_message_id=reply,
+        silent=p.get_bool("disable_notification"),
         **fields,
     )
     return world.message_json(msg)

@@ -66,6 +66,7 @@ class StoredMessage:
     is_topic_message: bool = False
     reply_to_message_id: int | None = None
     from_bot: bool = False
+    silent: bool = False  # sent with disable_notification: no sound on the reader's phone
     deleted: bool = False
     edit_date: int | None = None
     history: list[Version] = field(default_factory=list)

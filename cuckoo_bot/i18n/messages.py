@@ -23,12 +23,22 @@ MESSAGES: dict[str, str] = {
         "Add me to a group and type /newgame there. I send your cards here, privately.\n\n"
         "/stats: your record\n/rules: the rules\n/language: your language"
     ),
+    # What Telegram shows in an empty chat with the bot (at most 512 characters), and on its
+    # profile (at most 120).
+    "bot_description": (
+        "🃏 Cuckoo is the party card game for Telegram groups: one card each, keep it or swap it"
+        " with the next player, and don't be caught with the lowest card.\n\nAdd me to a group"
+        " and type /newgame there. Your cards come here, privately."
+    ),
+    "bot_short_description": "Cuckoo, the party card game for groups: add me to one and type"
+    " /newgame.",
     "welcome": (
         "Hi {name}! Your cards will arrive here during games. To play, add me to a group and"
         " type /newgame there."
     ),
     "group_only": "That command works in a group: add me to one and use it there.",
-    "private_only": "Send me that in a private chat: {link}",
+    "stats_private": "📊 Your record is yours alone: tap below and I will show it to you privately.",
+    "btn_stats": "📊 My record",
     "rules": (
         "<b>Cuckoo: the rules</b>\n\n"
         "• One 52-card deck. Ranks from high to low: K Q J 10 9 8 7 6 5 4 3 2 A. Suits never"
@@ -94,7 +104,7 @@ MESSAGES: dict[str, str] = {
     "turn_prompt": "👉 {mention}, your turn: keep your card, or swap with {target}? ({seconds} s)",
     "turn_prompt_dealer": "👉 {mention}, you deal: keep your card, or cut one from the deck? ({seconds} s)",
     "turn_prompt_cut_again": "👉 {mention}: cut once more, or keep this card? ({seconds} s)",
-    "turn_private_hint": "I can't write to you privately: tap 🂠 My card to see your card.",
+    "turn_private_hint": "I can't write to you privately: tap 🎴 My card to see your card.",
     "table_waiting": "⏳ {name}'s turn: keep or swap? ({seconds} s)",
     "table_waiting_dealer": "⏳ {name} deals: keep or cut? ({seconds} s)",
     "table_cancelled": "The game was cancelled.",
@@ -102,7 +112,7 @@ MESSAGES: dict[str, str] = {
     "btn_keep": "✋ Keep",
     "btn_swap": "🔄 Swap",
     "btn_cut": "✂️ Cut",
-    "btn_my_card": "🂠 My card",
+    "btn_my_card": "🎴 My card",
     # -- private chats --------------------------------------------------------------------------
     "private_head": "🃏 <b>{chat}</b> · round {round}",
     "deal_card": "Your card: <b>{card}</b>",
@@ -129,7 +139,7 @@ MESSAGES: dict[str, str] = {
     "close_resigned": "🚪 You left the game.",
     "close_idle": "💤 You missed two turns in a row and left the game.",
     # -- the reveal -----------------------------------------------------------------------------
-    "reveal_title": "🂡 <b>Round {round}: the reveal</b>",
+    "reveal_title": "👀 <b>Round {round}: the reveal</b>",
     "reveal_line": "{name}: {card}",
     "reveal_lost": "💔 {name} loses a life.",
     "reveal_lost_timeout": "💔 {name} loses a life for running out of time.",
@@ -143,7 +153,7 @@ MESSAGES: dict[str, str] = {
     "game_abandoned": "The game is over: everyone left stopped playing, so nobody wins.",
     "history_title": "📜 <b>The last games here</b>",
     "history_empty": "No game has finished here yet.",
-    "history_line": "<b>#{game}</b> · {date} · 🏆 {winner} · {rounds} rounds\n👥 {players}",
+    "history_line": "<b>#{game}</b> · {date} · 🏆 {winner} · {rounds}\n👥 {players}",
     "history_hint": "Round by round: /history {game}",
     # /history N of a long game: its story goes to the asker's private chat, not the group.
     "history_sent": "📜 {name}, the story of game #{game} is in our private chat.",
@@ -153,7 +163,7 @@ MESSAGES: dict[str, str] = {
     ),
     "btn_history_private": "📜 Read it privately",
     "story_title": "📜 <b>Game #{game}</b>, round by round",
-    "summary_rounds": "📋 {rounds} rounds",
+    "summary_rounds": "📋 {rounds}",
     "summary_out": "Out: {players}",
     "summary_out_item": "{name} (round {round})",
     "summary_league": "📈 This month's table:",
@@ -193,6 +203,25 @@ MESSAGES: dict[str, str] = {
     "reply_history_usage": "Use /history for the last games, or /history 12 for game 12.",
     "reply_history_not_found": "There is no finished game {game} in this group.",
     "reply_play_again_expired": "That game ended a while ago: open a new one with /newgame.",
+    # A second tap on a prompt already played: what the player did this round.
+    "reply_already_keep": "You already played this turn: you kept your card.",
+    "reply_already_timeout": "Your turn ran out: you kept your card.",
+    "reply_already_swap": "You already played this turn: you swapped with {player}.",
+    "reply_already_blocked": "You already played this turn: {player} showed the {king}.",
+    "reply_already_cut": "You already played this turn: you cut.",
+    "reply_already_cut_blocked": "You already played this turn: you cut the {king}.",
+    # The round so far, in the prompt of a player whose turn it is: one short item per act
+    # (no card label: the prompt names one card only, the player's own).
+    "prompt_so_far": "This round: {acts}",
+    "brief_keep": "✋ {name}",
+    "brief_timeout": "⏱ {name}",
+    "brief_swap": "🔄 {name} ⇄ {target}",
+    "brief_blocked": "👑 {target} blocks {name}",
+    "brief_cut": "✂️ {name}",
+    "brief_cut_blocked": "👑 {name} cuts a King",
+    "reply_timed_out": "⏱ Time ran out: you kept {card}.",
+    # Under the answer on the prompt a player pressed.
+    "played_wait": "The reveal comes when everyone has played.",
     "reply_done_keep": "You kept {card}.",
     "reply_done_swap": "You swapped with {player}: you now hold {card}.",
     "reply_done_blocked": "{player} shows the {king}: no swap. You keep {card}.",
@@ -218,10 +247,33 @@ MESSAGES: dict[str, str] = {
     "league_empty": "No finished games yet.",
     "league_header": "#   Player          Rating Games Wins  Win%",
     "stats_title": "📊 <b>Your record</b>",
-    "stats_line": "{label}: {games} games, {wins} wins ({shared} shared), rating {rating}, lives lost {lives}",
+    "stats_line": "{label}: {games}, {wins} ({shared}), rating {rating}, {lives}",
+    # Counts, each in the plural form its number takes in the language (``Translator.count``:
+    # key.one, key.other, and key.few or key.many where a language needs them).
+    "count_games.one": "{n} game",
+    "count_games.other": "{n} games",
+    "count_wins.one": "{n} win",
+    "count_wins.other": "{n} wins",
+    "count_shared.one": "{n} shared",
+    "count_shared.other": "{n} shared",
+    "count_lives_lost.one": "{n} life lost",
+    "count_lives_lost.other": "{n} lives lost",
+    "count_rounds.one": "{n} round",
+    "count_rounds.other": "{n} rounds",
     "stats_none": "You have not finished a game yet.",
     # -- settings and language --------------------------------------------------------------------
     "settings_title": "⚙️ <b>House rules for this group</b> (tap to change; applies from the next game)",
+    # Under the title of /settings: what each setting does, one line each.
+    "settings_help": (
+        "• <b>Lives</b>: how many each player starts with.\n"
+        "• <b>Max players</b>: the most who can sit at one table.\n"
+        "• <b>Kings block</b>: a King refuses a swap (or a cut) and stays where it is.\n"
+        "• <b>Final tie</b>: when the last players all go out together, they share the win or"
+        " play sudden death.\n"
+        "• <b>Dealer's double cut</b>: the dealer may cut a second time.\n"
+        "• <b>Fast turns</b>: running out of time also costs a life at the reveal.\n"
+        "• <b>Turn time</b>: the seconds each player has to decide."
+    ),
     "setting_lives": "Lives: {value}",
     "setting_max_players": "Max players: {value}",
     "setting_kings_block": "Kings block: {value}",

@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel import Locale
 from babel.messages.pofile import read_po
 
 from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
@@ -40,6 +41,13 @@ def load_catalog(language: str) -> dict[str, str]:
     return table
 
 
+@cache
+def plural_form(language: str, n: int) -> str:
+    """The CLDR plural category of ``n`` in ``language`` (one, few, many, other ...), by
+    Babel's plural rules: French says "1 partie" and "0 partie", English "0 games"."""
+    return str(Locale.parse(language).plural_form(abs(n)))
+
+
 def placeholders(text: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(text) if field}
 
@@ -60,3 +68,11 @@ class Translator:
             if lang != "en":
                 log.warning("no %s translation for %s", lang, key)
         return text.format_map(params) if params or "{" in text else text
+
+    def count(self, language: str | None, key: str, n: int, /, **params: Any) -> str:
+        """``n`` with its words in the plural form the language wants: the message
+        ``key.<form>`` (``key.one``, ``key.other``, and ``key.few`` or ``key.many`` where a
+        language has them), else ``key.other``."""
+        lang = language if language in LANGUAGES else self.default
+        form = f"{key}.{plural_form(lang, n)}"
+        return self.t(lang, form if form in MESSAGES else f"{key}.other", n=n, **params)

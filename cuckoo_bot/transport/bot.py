@@ -153,6 +153,16 @@ def build_application(
 async def _register_commands(
     application: Application[Any, Any, Any, Any, Any, Any], tr: Translator
 ) -> None:
+    """The bot's description (what someone arriving by a link sees in the empty chat), its
+    short description (its profile) and its command menus, in each language: 12 calls at
+    start, none naming a chat. The commands go last: once they are set, the bot is ready."""
+    bot = application.bot
+    for language in LANGUAGES:
+        code = None if language == "en" else language
+        await bot.set_my_description(tr.t(language, "bot_description"), language_code=code)
+        await bot.set_my_short_description(
+            tr.t(language, "bot_short_description"), language_code=code
+        )
     for language in LANGUAGES:
         code = None if language == "en" else language
         for scope, menu in (

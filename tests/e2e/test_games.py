@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -145,11 +146,18 @@ async def test_the_turn_is_asked_privately_with_one_card_and_a_double_tap_acts_o
     held = table.card_of(prompt.actor)
     keep = prompt.data("k")
     assert keep is not None
-    first = await table.press(prompt.actor, prompt.message, keep)
-    second = await table.press(prompt.actor, prompt.message, keep)
-    assert first["text"] == f"You kept {held}."
-    assert "earlier turn" in second["text"]
+    # A double tap: both taps reach Telegram before the prompt loses its keys.
+    answers = await asyncio.gather(
+        table.press(prompt.actor, prompt.message, keep),
+        table.press(prompt.actor, prompt.message, keep),
+    )
+    assert sorted(a["text"] for a in answers) == [
+        "You already played this turn: you kept your card.",
+        f"You kept {held}.",
+    ]
     await settle(fake)
+    assert not prompt.message.callback_datas  # answered in place
+    assert f"✅ You kept {held}." in (prompt.message.text or "")
     group = "\n".join(m.text or "" for m in fake.messages(GROUP, include_deleted=False))
     assert seen_text(group).count(f"✋ {NAMES[prompt.actor]} kept.") == 1
     # The group's table has no move keys: only My card.
@@ -334,7 +342,7 @@ async def test_game_night_summary_play_again_and_history(
     assert [e["type"] for e in told_in_group.entities].count("expandable_blockquote") == 1
     story = seen_text(told_in_group.text)
     reveals = await reveals_in_store(database_url, game_id)
-    told = [line for line in story.splitlines() if line.startswith("🂡 ")]
+    told = [line for line in story.splitlines() if line.startswith("👀 ")]
     assert len(told) == len(reveals)
     for line, cards in zip(told, reveals, strict=True):
         assert all(f"{NAMES[p]} {c}" in line for p, c in cards.items()), (line, cards)

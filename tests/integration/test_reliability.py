@@ -232,7 +232,7 @@ async def test_a_press_for_an_old_turn_arriving_after_the_next_press_is_refused(
 
     # Update 600 (the first player's swap on turn N) was held up and arrives last.
     late = await play.act(deps, game_id, first, "swap", turn, update_id=600, round_no=round_no)
-    assert code(late) == "stale_turn" and not late.dispatch
+    assert code(late) == "already_keep" and not late.dispatch  # says what they did
     after = await snapshot(engine)
     assert after.games == before.games and after.outbox == before.outbox
     assert after.updates == before.updates + 1  # refused, and remembered as processed
@@ -338,7 +338,9 @@ async def test_a_timeout_racing_a_press_after_a_restart_takes_effect_once(
             else:
                 winners.append("clock")
                 assert for_turn[0].action == Timeout(turn) and expired.dispatch
-                assert code(pressed) == "stale_turn" and not pressed.dispatch
+                # Its round may be over too (the dealer's turn lapsed): the key is just old.
+                assert code(pressed) in ("already_timeout", "stale_turn"), code(pressed)
+                assert not pressed.dispatch
             assert after.version == game.version + 1  # one write for the turn
             assert replayed(after, log) == after.state
 

@@ -35,6 +35,7 @@ SAMPLE: dict[str, object] = {
     "other": NAME,
     "player": NAME,
     "n": 7,
+    "acts": f"✋ {NAME} · 🔄 {NAME} ⇄ {NAME}",
     "mention": f'<a href="tg://user?id=42">{NAME}</a>',
     "chat": html.escape("Friday <cards> & co"),
     "link": "https://t.me/cuckoo_bot?start=hello",
@@ -421,3 +422,29 @@ def test_every_answer_a_use_case_or_the_rules_can_give_has_words() -> None:
     assert len(codes) > 20
     missing = sorted(code for code in codes if f"reply_{code}" not in MESSAGES)
     assert not missing
+
+
+@pytest.mark.parametrize(
+    ("language", "n", "shown"),
+    [
+        ("en", 0, "0 games"),
+        ("en", 1, "1 game"),
+        ("en", 2, "2 games"),
+        ("es", 0, "0 partidas"),
+        ("es", 1, "1 partida"),
+        ("es", 21, "21 partidas"),
+        ("fr", 0, "0 partie"),  # French counts 0 and 1 alike
+        ("fr", 1, "1 partie"),
+        ("fr", 2, "2 parties"),
+    ],
+)
+def test_counts_take_the_plural_form_of_their_language(language: str, n: int, shown: str) -> None:
+    assert Translator().count(language, "count_games", n) == shown
+
+
+def test_every_count_has_its_other_form_in_every_language() -> None:
+    counts = {key.rsplit(".", 1)[0] for key in MESSAGES if key.startswith("count_")}
+    for language in ALL:
+        table = texts(language)
+        for key in counts:
+            assert f"{key}.other" in table, (language, key)

@@ -124,14 +124,17 @@ class SqlOutbox:
         return int(found or 0)
 
     async def sent(self, game_id: int) -> list[SentMessage]:
+        # The newest lobby and table of the game, and each player's newest answered prompt.
         newest_here = (
             select(func.max(OutboxRow.id))
             .where(
                 OutboxRow.game_id == game_id,
                 OutboxRow.message_id.is_not(None),
-                OutboxRow.kind.in_([NoticeKind.LOBBY.value, NoticeKind.TABLE.value]),
+                OutboxRow.kind.in_(
+                    [NoticeKind.LOBBY.value, NoticeKind.TABLE.value, NoticeKind.PLAYED.value]
+                ),
             )
-            .group_by(OutboxRow.kind)
+            .group_by(OutboxRow.kind, OutboxRow.chat_id)
         )
         other = aliased(OutboxRow)
         newest_in_chat = (

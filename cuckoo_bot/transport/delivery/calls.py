@@ -62,6 +62,7 @@ class Calls:
                 text=rendered.text,
                 reply_markup=rendered.keyboard,
                 message_thread_id=notice.thread_id,
+                disable_notification=rendered.quiet,
             )
         )
         return message

@@ -32,6 +32,8 @@ class Context:
         self.live: dict[tuple[int, int], list[SentMessage]] = {}  # (chat, game): with keys
         self.newest_table: dict[tuple[int, int], SentMessage] = {}
         self.newest_lobby: dict[tuple[int, int], SentMessage] = {}
+        # A player's newest answered prompt (no keys left): the next deal edits it.
+        self.newest_played: dict[tuple[int, int], SentMessage] = {}
         self.newest: dict[int, int] = {}  # chat: the newest message the bot sent there
         for sent in dispatch.sent:
             self.remember(sent)
@@ -48,6 +50,17 @@ class Context:
             known = self.newest_lobby.get((chat, game))
             if known is None or known.notice.id < notice.id:
                 self.newest_lobby[(chat, game)] = sent
+        elif notice.kind is NoticeKind.PLAYED:
+            known = self.newest_played.get((chat, game))
+            if known is None or known.notice.id < notice.id:
+                self.newest_played[(chat, game)] = sent
+        played = self.newest_played.get((chat, game))
+        if (
+            played is not None
+            and played.message_id == sent.message_id
+            and played.notice.id != notice.id
+        ):
+            del self.newest_played[(chat, game)]  # that message shows something newer now
         live = [s for s in self.live.get((chat, game), []) if s.message_id != sent.message_id]
         if sent.live_keys:
             live.append(sent)

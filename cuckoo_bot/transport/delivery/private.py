@@ -15,6 +15,7 @@ from cuckoo_bot.app.notices import (
     DealNote,
     Notice,
     NoticeKind,
+    PlayedNote,
     PromptNote,
     RoundResult,
 )
@@ -48,6 +49,8 @@ class PrivateLane(Lane):
                     await self.prompt(notice, game)
                 elif notice.kind is NoticeKind.CLOSE:
                     await self.close(notice, game)
+                elif notice.kind is NoticeKind.PLAYED:
+                    await self.played(notice, game, notices[index + 1 :])
                 else:
                     self.skip(notice, "not a private notice")
             except Unreachable:
@@ -69,6 +72,38 @@ class PrivateLane(Lane):
 
     def _live_prompts(self, notice: Notice) -> list[SentMessage]:
         return self.context.live_of(notice, NoticeKind.PROMPT)
+
+    def _played_in(self, notice: Notice, round_no: int | None) -> SentMessage | None:
+        """The player's answered prompt of round ``round_no`` (keys gone, still showing the
+        answer): what the next deal, or the end, edits."""
+        played = self.context.newest_played.get((self.chat_id, notice.game_id or 0))
+        if played is None or round_no is None or played.notice.round != round_no:
+            return None
+        return played
+
+    async def played(self, notice: Notice, game: Game, later: list[Notice]) -> None:
+        """The prompt the player pressed says what happened, its keys gone. When this batch
+        also deals, asks again or ends the game for them, that edit says it instead."""
+        note = notice.payload
+        assert isinstance(note, PlayedNote)
+        if any(n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT, NoticeKind.CLOSE) for n in later):
+            self.skip(notice, "told by what follows")
+            return
+        pressed = [
+            p
+            for p in self._live_prompts(notice)
+            if isinstance(p.notice.payload, PromptNote) and p.notice.payload.turn == note.turn
+        ]
+        if not pressed:
+            self.skip(notice, "no prompt to answer on")
+            return
+        rendered = self.courier.renderer.played(
+            note, game, self.context.players, self.language(notice)
+        )
+        if await self.courier.calls.edit(self.chat_id, pressed[-1].message_id, rendered):
+            self.done(notice, pressed[-1].message_id, None)
+        else:
+            self.skip(notice, "the prompt is gone")
 
     async def _send(self, notice: Notice, rendered: Rendered) -> None:
         if self.courier.pacer.delay(self.chat_id) > 0 and self.result.unmarked():
@@ -118,6 +153,8 @@ class PrivateLane(Lane):
 
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""
+        if rendered is None and old.notice.kind is NoticeKind.PLAYED:
+            return  # answered already: no keys to take off
         if rendered is not None:
             await self.courier.calls.edit(self.chat_id, old.message_id, rendered)
         else:
@@ -153,16 +190,23 @@ class PrivateLane(Lane):
         render = self.courier.renderer
         # Only prompts of earlier rounds: a prompt of this round or later is not this deal's.
         prompts = [p for p in self._live_prompts(notice) if (p.notice.round or 0) < note.round]
+        played = self._played_in(notice, note.round - 1)
+        last = max(
+            [*prompts, *([played] if played else [])], key=lambda p: p.message_id, default=None
+        )
         newest = self.context.newest.get(self.chat_id, 0)
         # (In a doubted chat a message the store never knew may be at the bottom: no edit.)
-        if prompts and prompts[-1].message_id == newest and not self.courier.doubted(self.chat_id):
+        if last and last.message_id == newest and not self.courier.doubted(self.chat_id):
             # The last prompt is what the player sees: it becomes the new deal, keys gone.
             rendered = render.deal(note, game, self.context.players, lang, with_result=True)
-            if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
-                self.done(notice, prompts[-1].message_id, None)
-                for old in prompts[:-1]:
-                    await self._clear(old, None, notice)
+            if await self.courier.calls.edit(self.chat_id, last.message_id, rendered):
+                self.done(notice, last.message_id, None)
+                for old in prompts:
+                    if old is not last:
+                        await self._clear(old, None, notice)
                 return
+        if played is not None and not any(p.notice.round == note.round - 1 for p in prompts):
+            prompts.append(played)  # the round's result goes on the answered prompt
         await self._send(
             notice, render.deal(note, game, self.context.players, lang, with_result=False)
         )
@@ -191,12 +235,19 @@ class PrivateLane(Lane):
             self.done(notice, prompts[-1].message_id, rendered.keyboard)
             return
         await self._send(notice, rendered)
+        played = self._played_in(notice, note.prev.round if note.prev else None)
+        if played is not None and not any(p.notice.round == played.notice.round for p in prompts):
+            prompts.append(played)  # the last round's result goes on its answered prompt
         await self._clear_all(prompts, note.prev, game, lang, notice)
 
     async def close(self, notice: Notice, game: Game) -> None:
         note = notice.payload
         assert isinstance(note, CloseNote)
         prompts = self._live_prompts(notice)
+        rnd = game.state.round if game.state is not None else None
+        played = self._played_in(notice, rnd.number if rnd is not None else None)
+        if played is not None and (not prompts or prompts[-1].message_id < played.message_id):
+            prompts = [*prompts, played]  # the answered prompt of the last round ends the game
         lang = self.language(notice)
         rendered = self.courier.renderer.close(note, game, self.context.players, lang)
         if not prompts:

@@ -103,8 +103,13 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     t = s.renderer.tr.t
     if chat is not None and chat.type != ChatType.PRIVATE:
-        link = f"https://t.me/{s.bot_username}"
-        await say(s, update, t(lang, "private_only", link=link))
+        # A record is the player's own: a key opens the private chat and shows it there.
+        key = InlineKeyboardButton(t(lang, "btn_stats"), url=s.deep_link(chats.STATS_PAYLOAD))
+        await say(s, update, t(lang, "stats_private"), InlineKeyboardMarkup([[key]]))
         return
-    stats = await queries.personal_stats(s.deps, user.id)
+    await show_stats(s, update, user.id, lang)
+
+
+async def show_stats(s: Services, update: Update, user_id: int, lang: str) -> None:
+    stats = await queries.personal_stats(s.deps, user_id)
     await say(s, update, s.renderer.stats(lang, stats))

@@ -26,7 +26,7 @@ from cuckoo_bot.transport.handlers.common import (
     services,
     thread_of,
 )
-from cuckoo_bot.transport.handlers.league import tell_story
+from cuckoo_bot.transport.handlers.league import show_stats, tell_story
 
 
 @group_command
@@ -115,6 +115,10 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     told = chats.story_link_game(payload)
     if told is not None:
         await story_link(update, context, s, player, told, lang)
+        return
+    if payload == chats.STATS_PAYLOAD:
+        await chats.private_start(s.deps, player, "", update.update_id)
+        await show_stats(s, update, player.id, lang)
         return
     if game_id is not None:
         # A join link works only for members of that game's group: ids are easy to guess.

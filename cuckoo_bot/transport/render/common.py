@@ -24,6 +24,9 @@ SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 class Rendered:
     text: str
     keyboard: InlineKeyboardMarkup | None = None
+    # Sent without a sound: only what concerns the reader notifies (their turn, the start and
+    # the end of a game, a lobby); a new round's table, a deal, a line in passing do not.
+    quiet: bool = False
 
 
 class Part:

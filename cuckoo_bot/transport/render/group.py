@@ -3,6 +3,8 @@ to), a one-off announcement (misdeal, a player removed, sudden death), and the g
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import Announcement, GameOverView, Notice, TurnView
 from cuckoo_bot.domain.events import (
@@ -38,7 +40,7 @@ class GroupPart(Part):
         if isinstance(payload, GameOverView):
             return self.game_over(payload, game, players, lang)
         assert isinstance(payload, Announcement)
-        return self.announce(payload, players, lang)
+        return replace(self.announce(payload, players, lang), quiet=True)
 
     def turn(self, view: TurnView, game: Game, players: Players, lang: str) -> Rendered:
         """A turn in the group, for a player the bot cannot write to: a mention and the keys."""
@@ -70,7 +72,8 @@ class GroupPart(Part):
         else:
             lines = [t(lang, "game_won", name=names[0])]
         if view.rounds:
-            lines += ["", t(lang, "summary_rounds", rounds=view.rounds)]
+            rounds = self.tr.count(lang, "count_rounds", view.rounds)
+            lines += ["", t(lang, "summary_rounds", rounds=rounds)]
         if view.out:
             gone = ", ".join(
                 t(lang, "summary_out_item", name=name_of(players, e.player), round=e.round)

@@ -50,11 +50,11 @@ class LeaguePart(Part):
                     lang,
                     "stats_line",
                     label=t(lang, label_key, season=row.season),
-                    games=row.games,
-                    wins=row.wins + row.shared_wins,
-                    shared=row.shared_wins,
+                    games=self.tr.count(lang, "count_games", row.games),
+                    wins=self.tr.count(lang, "count_wins", row.wins + row.shared_wins),
+                    shared=self.tr.count(lang, "count_shared", row.shared_wins),
                     rating=row.points,
-                    lives=row.lives_lost,
+                    lives=self.tr.count(lang, "count_lives_lost", row.lives_lost),
                 )
             )
         if len(lines) == 1:

@@ -3,11 +3,15 @@ keys, how the last round ended for them, and the end of the game."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from cuckoo_bot.app.model import Game
-from cuckoo_bot.app.notices import CloseNote, DealNote, PromptNote, RoundResult
+from cuckoo_bot.app.notices import CloseNote, DealNote, PlayedNote, PromptNote, RoundResult
+from cuckoo_bot.app.results import Reply
+from cuckoo_bot.domain.state import Act
 from cuckoo_bot.transport.render.common import (
     Known,
-    Part,
+    Players,
     Rendered,
     card_label,
     hearts,
@@ -16,9 +20,10 @@ from cuckoo_bot.transport.render.common import (
     name_of,
 )
 from cuckoo_bot.transport.render.names import shown
+from cuckoo_bot.transport.render.replies import ReplyPart
 
 
-class PrivatePart(Part):
+class PrivatePart(ReplyPart):
     def _where(self, game: Game, round_no: int, lang: str) -> str:
         title = game.chat.title if game.chat is not None else ""
         return self.tr.t(lang, "private_head", chat=shown(title, "Cuckoo"), round=round_no)
@@ -67,7 +72,7 @@ class PrivatePart(Part):
                     dealer=name_of(players, note.dealer),
                 )
             )
-        return Rendered("\n".join(lines))
+        return Rendered("\n".join(lines), quiet=True)  # the turn's prompt is what notifies
 
     def prompt(self, note: PromptNote, game: Game, known: Known, lang: str) -> Rendered:
         """Your turn, with exactly one card: the one you hold now."""
@@ -92,10 +97,39 @@ class PrivatePart(Part):
             held,
             t(lang, "prompt_lives", lives=hearts(note.lives)),
             "",
-            ask,
         ]
+        if note.acts:
+            brief = " · ".join(self._brief(lang, act, players) for act in note.acts)
+            lines.append(t(lang, "prompt_so_far", acts=brief))
+        lines.append(ask)
         row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
         return Rendered("\n".join(lines), keys([row]))
+
+    def _brief(self, lang: str, act: Act, players: Players) -> str:
+        """One act of the round in a few characters, for the prompt of the players after."""
+        name = name_of(players, act.player)
+        target = name_of(players, act.target) if act.target is not None else ""
+        return self.tr.t(lang, f"brief_{act.kind.value}", name=name, target=target)
+
+    def played(self, note: PlayedNote, game: Game, known: Known, lang: str) -> Rendered:
+        """The prompt the player pressed, answered: what happened, the card held now, and
+        that the reveal comes next. No keys."""
+        params: dict[str, Any] = {}
+        if note.card is not None:
+            params["card"] = note.card.code
+        if note.other is not None:
+            params["player"] = note.other
+        if note.king is not None:
+            params["king"] = note.king.code
+        players = self.cast(known, game.seats, lang)
+        done = self.reply(lang, Reply(note.answer, params), players)
+        mark = "" if note.answer == "timed_out" else "✅ "  # that answer has its own clock
+        lines = [
+            self._where(game, note.round, lang),
+            f"{mark}{done}",
+            self.tr.t(lang, "played_wait"),
+        ]
+        return Rendered("\n".join(lines))
 
     def close(self, note: CloseNote, game: Game, known: Known, lang: str) -> Rendered:
         """The end of the game for the player, over their last prompt (its keys go)."""
@@ -110,4 +144,5 @@ class PrivatePart(Part):
             lines.append(t(lang, key, names=names))
         else:
             lines.append(t(lang, f"close_{note.reason}"))
-        return Rendered("\n".join(lines))
+        # Out of the game, the rest is no longer urgent for the player.
+        return Rendered("\n".join(lines), quiet=note.reason == "out")

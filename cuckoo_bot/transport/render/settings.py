@@ -95,7 +95,8 @@ class SettingsPart(Part):
             for row in rows
         ]
         rows_of_keys.append(self._language_row())
-        return Rendered(t(lang, "settings_title"), keys(rows_of_keys))
+        text = t(lang, "settings_title") + "\n\n" + t(lang, "settings_help")
+        return Rendered(text, keys(rows_of_keys))
 
     def _language_row(self) -> list[tuple[str, str]]:
         return [

@@ -49,7 +49,7 @@ class StoryPart(TablePart, GroupPart):
                     game=game.id,
                     date=when.strftime("%Y-%m-%d"),
                     winner=", ".join(name_of(players, w) for w in state.winners) or "—",
-                    rounds=state.rounds_dealt,
+                    rounds=self.tr.count(lang, "count_rounds", state.rounds_dealt),
                     players=", ".join(name_of(players, p) for p in game.seats),
                 )
             )
@@ -91,7 +91,7 @@ class StoryPart(TablePart, GroupPart):
                         + (" ⬇️" if p in event.lowest else "")
                         for p, c in zip(event.order, event.cards, strict=True)
                     )
-                    blocks[-1].append(f"🂡 {cards}")
+                    blocks[-1].append(f"👀 {cards}")
                 elif isinstance(event, LifeLost):
                     key = loss_key(event.cause)
                     blocks[-1].append(t(lang, key, name=name_of(players, event.player)))

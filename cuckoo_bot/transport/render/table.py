@@ -45,7 +45,8 @@ class TablePart(Part):
         if not view.final:
             data = cb.Callback(cb.MY_CARD, game.id).encode()
             keyboard = keys([[(self.tr.t(lang, "btn_my_card"), data)]])
-        return Rendered(fit_middle(head, acts, lines), keyboard)
+        # The first table is the game's start (it notifies); later rounds come quietly.
+        return Rendered(fit_middle(head, acts, lines), keyboard, quiet=view.round > 1)
 
     def _table_head(self, view: TableView, players: Players, lang: str) -> list[str]:
         t = self.tr.t

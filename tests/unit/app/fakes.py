@@ -223,7 +223,7 @@ class FakeOutbox:
         ]
         newest: dict[tuple[NoticeKind, int], int] = {}
         for n, _, _ in shown:
-            if n.kind in (NoticeKind.LOBBY, NoticeKind.TABLE):
+            if n.kind in (NoticeKind.LOBBY, NoticeKind.TABLE, NoticeKind.PLAYED):
                 newest[(n.kind, n.chat_id)] = n.id
         top = {
             chat: max(

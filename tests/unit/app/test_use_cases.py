@@ -66,8 +66,16 @@ async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
     assert the_game(world, game_id).state == state
     first = await play.act(deps, game_id, actor, "keep", turn)
     assert first.reply is not None and first.reply.code == "done_keep"
+    assert not first.reply.alert  # a toast, as for every move
+    # The prompt pressed is answered in place; the next player's prompt tells the round so far.
+    assert first.dispatch is not None
+    (played,) = [n for n in first.dispatch.notices if n.kind is NoticeKind.PLAYED]
+    assert played.chat_id == actor and played.payload.turn == turn
+    assert played.payload.answer == "done_keep" and played.payload.card is not None
+    (prompt,) = [n for n in first.dispatch.notices if n.kind is NoticeKind.PROMPT]
+    assert [(a.player, a.kind.value) for a in prompt.payload.acts] == [(actor, "keep")]
     second = await play.act(deps, game_id, actor, "keep", turn)
-    assert second.reply is not None and second.reply.code == "stale_turn"
+    assert second.reply is not None and second.reply.code == "already_keep"  # what they did
     # A key naming the right turn but another round is not one the bot made.
     now = the_game(world, game_id).state
     forged = await play.act(deps, game_id, now.actor, "keep", now.turn, round_no=99)
@@ -141,6 +149,10 @@ async def test_the_turn_clock_keeps_for_the_player_and_early_or_stale_timers_do_
     after = the_game(world, game_id).state
     assert after.turn == before.turn + 1 and after.round.acts[-1].kind.value == "timeout"
     assert await play.due(deps) == []
+    # The lapsed prompt says the clock ran out and what the player kept.
+    (lapsed,) = [n for n in fired.dispatch.notices if n.kind is NoticeKind.PLAYED]
+    assert lapsed.chat_id == before.actor and lapsed.payload.answer == "timed_out"
+    assert lapsed.payload.card == before.round.card_of(before.actor)
 
 
 async def test_a_lobby_without_enough_players_expires_and_one_with_enough_starts(

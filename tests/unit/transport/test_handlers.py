@@ -66,7 +66,7 @@ async def pressed(table: TableDriver, user: int, message: StoredMessage, label: 
         ("/history x", GROUP, "/history 12"),
         ("/history 9", GROUP, "no finished game 9"),
         ("/stats", ANN, "not finished a game"),
-        ("/stats", GROUP, "private chat"),
+        ("/stats", GROUP, "privately"),
         ("/start", ANN, "Hi Ann"),
         ("/language", ANN, "language"),
         ("/language de", ANN, "English, Spanish and French"),
@@ -119,6 +119,12 @@ async def test_every_lobby_and_game_key_does_its_job(table: TableDriver) -> None
     assert keep is not None
     done = await table.press(prompt.actor, prompt.message, keep)
     assert str(done["text"]).startswith("You kept")
+    # The prompt pressed says it at once, its keys gone; a second look shows what was done.
+    answered = prompt.message
+    await fake.wait_for(lambda: not answered.callback_datas or None)
+    assert "✅ You kept" in seen(answered.text) and "reveal" in (answered.text or "")
+    nxt = await table.next_prompt()
+    assert nxt is not None and "This round: ✋" in seen(nxt.message.text)
     cancelled = await said(table, ANN, "/cancel")
     assert "Cancelled" in (cancelled.text or "")
     # No live keys are left behind once the courier has delivered.
@@ -193,3 +199,19 @@ async def test_history_with_an_odd_number_gets_the_usage_line(
     answer = await said(table, ANN, f"/history {argument}")
     assert answer.text == "Use /history for the last games, or /history 12 for game 12."
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_the_bot_describes_itself_in_each_language_at_start(table: TableDriver) -> None:
+    """Someone arriving by a Join link sees what the bot is in the empty chat."""
+    texts = table.fake.bot_texts()
+    assert "/newgame" in texts["description"] and "/newgame" in texts["short_description"]
+    assert "grupo" in texts["description:es"] and "groupe" in texts["description:fr"]
+    assert all(len(texts[f"short_description{s}"]) <= 120 for s in ("", ":es", ":fr"))
+
+
+async def test_stats_in_a_group_offer_a_key_to_the_private_chat(table: TableDriver) -> None:
+    answer = await said(table, BEN, "/stats")
+    (link,) = [b["url"] for row in answer.buttons() for b in row]
+    assert link == "https://t.me/cuckoo_handlers_bot?start=stats"
+    shown = await said(table, BEN, "/start stats", chat=BEN)
+    assert "not finished a game" in (shown.text or "")

@@ -17,7 +17,7 @@ from tests.hostile import bidi_leaks, hostile_players, isolated_names, label
 from tests.unit.app.fakes import FakeUnitOfWorkFactory
 from tests.unit.transport.test_render import LANGS, plain, played_game, preview, renderer
 
-BLANK = {"en": "Player {n}", "es": "Jugador {n}", "fr": "Joueur {n}"}
+BLANK = {"en": "Player {n}", "es": "Participante {n}", "fr": "Anonyme {n}"}
 GROUP = -100555
 
 

@@ -17,6 +17,7 @@ from cuckoo_bot.app.notices import (
     LobbyView,
     Notice,
     NoticeKind,
+    PlayedNote,
     PromptNote,
     TableView,
 )
@@ -89,6 +90,8 @@ def preview(notice: Notice, game: Game, players: dict[int, Player], lang: str) -
         return renderer.prompt(payload, game, players, lang)
     if isinstance(payload, CloseNote):
         return renderer.close(payload, game, players, lang)
+    if isinstance(payload, PlayedNote):
+        return renderer.played(payload, game, players, lang)
     return renderer.group_notice(notice, game, players, lang)
 
 
@@ -119,6 +122,7 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
         NoticeKind.PROMPT,
         NoticeKind.CLOSE,
         NoticeKind.GAME_OVER,
+        NoticeKind.PLAYED,
     }
     for lang in LANGS:
         for notice, shown in rendered(batch, lang):
@@ -265,7 +269,7 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         text = renderer.table(notice, [], game, batch.players, lang).text
         shown = plain(text)
         assert len(shown.encode("utf-16-le")) // 2 <= 4096
-        reveal = shown.split("\n\n🂡", 1)[1]
+        reveal = shown.split("\n\n👀", 1)[1]
         assert len(CARD.findall(reveal)) == 20  # every card of the reveal is there
         assert "💔" in reveal
 
@@ -288,7 +292,7 @@ async def test_a_games_story_and_the_history_render_in_every_language_under_the_
         # Every round dealt is told, and the end.
         for number in range(1, game.state.rounds_dealt + 1):
             assert f"{number}" in told
-        assert told.count("🂡") == sum(
+        assert told.count("👀") == sum(
             1 for entry in story.log for e in entry.events if type(e).__name__ == "Revealed"
         )
     english = "\n".join(plain(p) for p in renderer.story("en", story))
