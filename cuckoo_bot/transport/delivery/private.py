@@ -183,6 +183,24 @@ class PrivateLane(Lane):
             shown = self.courier.renderer.result(prev, game, lang) if old is told else None
             await self._clear(old, shown, notice)
 
+    async def _tell_result(
+        self,
+        prompts: list[SentMessage],
+        prev: RoundResult | None,
+        game: Game,
+        lang: str,
+        notice: Notice,
+    ) -> None:
+        """How the last round ended goes on its prompt before the next message is sent, so a
+        chat reads in order (result, then the next card or turn). An edit that fails for
+        another reason than Telegram being away never holds the next message back."""
+        try:
+            await self._clear_all(prompts, prev, game, lang, notice)
+        except (Unreachable, Forbidden):
+            raise
+        except Exception:
+            log.exception("telling the last round in chat %s failed", self.chat_id)
+
     async def deal(self, notice: Notice, game: Game) -> None:
         note = notice.payload
         assert isinstance(note, DealNote)
@@ -207,10 +225,10 @@ class PrivateLane(Lane):
                 return
         if played is not None and not any(p.notice.round == note.round - 1 for p in prompts):
             prompts.append(played)  # the round's result goes on the answered prompt
+        await self._tell_result(prompts, note.prev, game, lang, notice)
         await self._send(
             notice, render.deal(note, game, self.context.players, lang, with_result=False)
         )
-        await self._clear_all(prompts, note.prev, game, lang, notice)
 
     async def prompt(self, notice: Notice, game: Game) -> None:
         note = notice.payload
@@ -234,11 +252,11 @@ class PrivateLane(Lane):
         if again and await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
             self.done(notice, prompts[-1].message_id, rendered.keyboard)
             return
-        await self._send(notice, rendered)
         played = self._played_in(notice, note.prev.round if note.prev else None)
         if played is not None and not any(p.notice.round == played.notice.round for p in prompts):
             prompts.append(played)  # the last round's result goes on its answered prompt
-        await self._clear_all(prompts, note.prev, game, lang, notice)
+        await self._tell_result(prompts, note.prev, game, lang, notice)
+        await self._send(notice, rendered)
 
     async def close(self, notice: Notice, game: Game) -> None:
         note = notice.payload

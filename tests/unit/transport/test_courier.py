@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -162,6 +163,36 @@ async def test_instant_taps_stay_within_the_group_budget_and_cost_at_most_three_
     assert "won the game" in texts
     # Every prompt's keys are gone once the game is over.
     assert table.driver.prompt() is None
+    # Each private chat reads in order: a round's result comes before the next round's
+    # messages, never after them.
+    for person in table.people:
+        assert_results_come_first(fake, person.id)
+
+
+ROUND = re.compile(r"· round (\d+)")
+TOLD = re.compile(r"· round (\d+)\n(?:[^\n]*You held|The cards were gathered)")
+
+
+def assert_results_come_first(fake: FakeBotApi, chat_id: int) -> None:
+    """In the order the calls reached Telegram: for every new message about round r, the edit
+    telling how round r - 1 ended (when there is one) came before it."""
+    calls = [
+        c for c in fake.calls() if str(c.params.get("chat_id")) == str(chat_id) and c.status == 200
+    ]
+    told: dict[int, int] = {}
+    for index, call in enumerate(calls):
+        for number in TOLD.findall(str(call.params.get("text") or "")):
+            told.setdefault(int(number), index)
+    checked = 0
+    for index, call in enumerate(calls):
+        if call.method != "sendMessage":
+            continue
+        first = ROUND.search(str(call.params.get("text") or ""))
+        if first is None or int(first.group(1)) - 1 not in told:
+            continue
+        assert told[int(first.group(1)) - 1] < index, (chat_id, first.group(0))
+        checked += 1
+    assert checked or len(told) < 2, chat_id  # a chat of several rounds was checked
 
 
 async def test_a_player_the_bot_cannot_write_to_is_asked_in_the_group(
