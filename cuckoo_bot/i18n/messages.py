@@ -132,6 +132,8 @@ MESSAGES: dict[str, str] = {
     "result_gathered": "The cards were gathered: nobody lost a life.",
     "close_out": "You are out of this game; the others play on.",
     "close_won": "🏆 {names} won the game.",
+    "close_you_won": "🏆 You won the game!",
+    "close_you_won_shared": "🏆 You won the game, shared with {names}!",
     "close_won_shared": "🏆 {names} won the game together.",
     "close_game_over": "The game is over.",
     "close_abandoned": "The game is over: everyone left stopped playing.",
@@ -164,10 +166,13 @@ MESSAGES: dict[str, str] = {
     "btn_history_private": "📜 Read it privately",
     "story_title": "📜 <b>Game #{game}</b>, round by round",
     "summary_rounds": "📋 {rounds}",
-    "summary_out": "Out: {players}",
-    "summary_out_item": "{name} (round {round})",
-    "summary_league": "📈 This month's table:",
-    "summary_change": "{place}. {name} {points}",
+    # The end of a game in the group: everyone in the order they finished, the round they went
+    # out in, the points the game won or cost them in this month's table, and their place there.
+    "summary_podium": "🏅 <b>How it ended</b>",
+    "podium_out": "out in round {round}",
+    "podium_month": "#{place} this month",
+    "count_points.one": "{sign}{n} point",
+    "count_points.other": "{sign}{n} points",
     "btn_play_again": "🔁 Play again",
     # -- announcements --------------------------------------------------------------------------
     "ann_misdealt": "🔁 The cards are gathered and dealt again; nobody loses a life.",

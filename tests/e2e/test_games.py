@@ -311,10 +311,14 @@ async def test_game_night_summary_play_again_and_history(
     text = end.text or ""
     # The summary's rating changes are the stored standings' changes (a first game: from 0).
     points = await points_in_store(database_url, GROUP, [ANN, BEN, CAT])
+    # The podium: each person in the order they finished, with the points the game won or
+    # cost them and their place in the group's table this month.
     for user in (ANN, BEN, CAT):
-        line = re.escape(f"{NAMES[user]} {points[user]:+d}")
-        assert re.search(rf"^\d+\. {line}$", seen_text(text), re.M), text
-    assert "📋" in text and "Out: " in text
+        won = points[user]
+        shown = re.escape(f"+{won} point" if won >= 0 else f"−{-won} point")
+        line = rf"^\S+ {NAMES[user]} · (out in round \d+ · )?{shown}s? · #\d this month$"
+        assert re.search(line, seen_text(text), re.M), text
+    assert "📋" in text and "How it ended" in text
 
     # Play again: the tapper is seated, the others are invited; no second lobby is opened.
     again = await table.press(BEN, end, end.button_data("Play again"))

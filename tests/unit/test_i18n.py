@@ -35,6 +35,7 @@ SAMPLE: dict[str, object] = {
     "other": NAME,
     "player": NAME,
     "n": 7,
+    "sign": "+",
     "acts": f"✋ {NAME} · 🔄 {NAME} ⇄ {NAME}",
     "mention": f'<a href="tg://user?id=42">{NAME}</a>',
     "chat": html.escape("Friday <cards> & co"),

@@ -267,7 +267,9 @@ class PrivateLane(Lane):
         if played is not None and (not prompts or prompts[-1].message_id < played.message_id):
             prompts = [*prompts, played]  # the answered prompt of the last round ends the game
         lang = self.language(notice)
-        rendered = self.courier.renderer.close(note, game, self.context.players, lang)
+        rendered = self.courier.renderer.close(
+            note, game, self.context.players, lang, reader=self.chat_id
+        )
         if not prompts:
             # Not asked this round yet (the game ended mid-round): the last word this player
             # had was "I'll write when it's your turn", so they are told.

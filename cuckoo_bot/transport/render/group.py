@@ -28,6 +28,8 @@ from cuckoo_bot.transport.render.common import (
     name_of,
 )
 
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+
 
 class GroupPart(Part):
     def group_notice(self, notice: Notice, game: Game | None, known: Known, lang: str) -> Rendered:
@@ -74,29 +76,42 @@ class GroupPart(Part):
         if view.rounds:
             rounds = self.tr.count(lang, "count_rounds", view.rounds)
             lines += ["", t(lang, "summary_rounds", rounds=rounds)]
-        if view.out:
-            gone = ", ".join(
-                t(lang, "summary_out_item", name=name_of(players, e.player), round=e.round)
-                for e in view.out
-            )
-            lines.append(t(lang, "summary_out", players=gone))
-        if view.changes:
-            lines += ["", t(lang, "summary_league")]
-            for change in sorted(view.changes, key=lambda c: c.place or 10**6):
-                lines.append(
-                    t(
-                        lang,
-                        "summary_change",
-                        name=name_of(players, change.player),
-                        points=f"{change.points:+d}",
-                        place=change.place,
-                    )
-                )
+        if view.out or view.changes:
+            lines += ["", t(lang, "summary_podium"), *self._podium(view, players, lang)]
         keyboard = None
         if game is not None:
             data = cb.Callback(cb.AGAIN, game.id).encode()
             keyboard = keys([[(t(lang, "btn_play_again"), data)]])
         return Rendered(fit("\n".join(lines)), keyboard)
+
+    def _podium(self, view: GameOverView, players: Players, lang: str) -> list[str]:
+        """Everyone in the order they finished: the winners, then who went out last; players
+        out in the same round share a place. Each line: the round they went out, the points
+        the game won or cost them in the group's table this month, and their place there."""
+        t = self.tr.t
+        out = {e.player: e.round for e in view.out}
+        changes = {c.player: c for c in view.changes}
+        seated = [*view.winners, *sorted(out, key=lambda p: -out[p])]
+        seated += [p for p in changes if p not in seated]
+        lines, place = [], 0
+        for index, player in enumerate(seated):
+            before = seated[index - 1] if index else None
+            tied = before is not None and (
+                (player in view.winners and before in view.winners)
+                or (player in out and before in out and out[player] == out[before])
+            )
+            place = place if tied else index + 1
+            details = []
+            if player in out:
+                details.append(t(lang, "podium_out", round=out[player]))
+            change = changes.get(player)
+            if change is not None:
+                sign = "+" if change.points >= 0 else "−"
+                details.append(self.tr.count(lang, "count_points", abs(change.points), sign=sign))
+                details.append(t(lang, "podium_month", place=change.place))
+            mark = MEDALS.get(place, f"{place}.")
+            lines.append(" · ".join([f"{mark} {name_of(players, player)}", *details]))
+        return lines
 
     def announce(self, payload: Announcement, players: Players, lang: str) -> Rendered:
         t = self.tr.t

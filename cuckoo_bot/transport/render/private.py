@@ -131,14 +131,25 @@ class PrivatePart(ReplyPart):
         ]
         return Rendered("\n".join(lines))
 
-    def close(self, note: CloseNote, game: Game, known: Known, lang: str) -> Rendered:
-        """The end of the game for the player, over their last prompt (its keys go)."""
+    def close(
+        self, note: CloseNote, game: Game, known: Known, lang: str, reader: int | None = None
+    ) -> Rendered:
+        """The end of the game for ``reader``, over their last prompt (its keys go). A winner
+        is told so in the second person; a shared win never sits beside "your last life"."""
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         lines = []
-        if note.prev is not None:
+        won = note.reason == "game_over" and reader is not None and reader in note.winners
+        if note.prev is not None and won and note.shared:
+            lines.append(self._where(game, note.prev.round, lang))
+        elif note.prev is not None:
             lines += self._result_block(note.prev, game, lang)
-        if note.reason == "game_over" and note.winners:
+        if won and note.shared:
+            others = ", ".join(name_of(players, w) for w in note.winners if w != reader)
+            lines.append(t(lang, "close_you_won_shared", names=others))
+        elif won:
+            lines.append(t(lang, "close_you_won"))
+        elif note.reason == "game_over" and note.winners:
             names = ", ".join(name_of(players, w) for w in note.winners)
             key = "close_won_shared" if note.shared else "close_won"
             lines.append(t(lang, key, names=names))

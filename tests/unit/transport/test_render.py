@@ -4,24 +4,29 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import UTC, datetime
 
 import pytest
 
 from cuckoo_bot.app import dispatch, lobby, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
-from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, Standing
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, RatingChange, Standing
 from cuckoo_bot.app.notices import (
     CloseNote,
     DealNote,
+    Exit,
+    GameOverView,
     LobbyView,
     Notice,
     NoticeKind,
     PlayedNote,
     PromptNote,
+    RoundResult,
     TableView,
 )
 from cuckoo_bot.app.queries import League, LeagueRow
+from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.fakeapi.html import parse_html
 from cuckoo_bot.i18n.translator import Translator
@@ -307,14 +312,15 @@ async def test_the_end_of_the_game_shows_the_summary_and_a_play_again_key() -> N
     for lang in LANGS:
         shown = renderer.group_notice(over, game, batch.players, lang)
         text = plain(shown.text)
-        assert "📋" in text and "📈" in text
+        assert "📋" in text and "🏅" in text
         assert shown.keyboard is not None
         (key,) = [b for row in shown.keyboard.inline_keyboard for b in row]
         assert key.callback_data == cb.Callback(cb.AGAIN, game.id).encode()
     english = plain(renderer.group_notice(over, game, batch.players, "en").text)
     assert "won" in english
     for change in over.payload.changes:  # type: ignore[union-attr]
-        assert f"{change.place}. " in english and f"{change.points:+d}" in english
+        points = f"+{change.points}" if change.points >= 0 else f"−{-change.points}"
+        assert f"#{change.place} this month" in english and f"{points} point" in english
 
 
 def test_the_summary_of_a_twenty_player_game_with_long_names_fits_one_message() -> None:
@@ -346,7 +352,7 @@ def test_the_summary_of_a_twenty_player_game_with_long_names_fits_one_message() 
     for lang in LANGS:
         text = plain(renderer.group_notice(notice, game, people, lang).text)
         assert len(text.encode("utf-16-le")) // 2 <= 4096
-        assert text.count("Maximiliana") == 1 + 19 + 20  # winner, everyone out, every change
+        assert text.count("Maximiliana") == 1 + 20  # the winner, then everyone on the podium
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -356,3 +362,57 @@ def test_a_refused_language_is_answered_in_words(lang: str) -> None:
     text = renderer.reply(lang, Reply("unknown_language", {"language": "de"}))
     assert text and "{" not in text
     assert renderer.popup(lang, Reply("invalid_setting", {"name": "lives", "detail": "abc"}))
+
+
+START = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+
+
+def _table_game() -> Game:
+    game = Game(
+        chat_id=-1, creator_id=1, rules=HouseRules(), turn_timeout=60, created_at=START, id=9
+    )
+    game.seats = [1, 2, 3, 4, -5]
+    game.chat = Chat(id=-1, title="Club")
+    return game
+
+
+NAMED = {i: Player(id=i, first_name=n) for i, n in ((1, "Ann"), (2, "Ben"), (3, "Cat"), (4, "Dan"))}
+
+
+def test_the_end_is_a_podium_in_finishing_order_with_points_and_places() -> None:
+    view = GameOverView(
+        winners=(3,),
+        rounds=12,
+        out=(Exit(-5, 2), Exit(1, 7), Exit(4, 7), Exit(2, 11)),
+        changes=(
+            RatingChange(3, 24, 1),
+            RatingChange(2, 3, 2),
+            RatingChange(1, -8, 4),
+            RatingChange(4, -12, 5),
+        ),
+    )
+    game = _table_game()
+    cast = renderer.cast(NAMED, game.seats, "en")
+    shown = seen(plain(renderer.game_over(view, game, cast, "en").text))
+    podium = shown.split("How it ended\n", 1)[1].split("\n")
+    assert podium == [
+        "🥇 Cat · +24 points · #1 this month",
+        "🥈 Ben · out in round 11 · +3 points · #2 this month",
+        "🥉 Ann · out in round 7 · −8 points · #4 this month",
+        "🥉 Dan · out in round 7 · −12 points · #5 this month",  # out together: same place
+        "5. Player 5 · out in round 2",  # no name known here; a computer seat has no points
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_shared_win_is_told_as_one_to_each_winner_never_beside_a_lost_last_life(
+    lang: str,
+) -> None:
+    out = RoundResult(round=9, card=Card.from_code("2C"), lost=True, lives=0, out=True)
+    note = CloseNote(reason="game_over", prev=out, winners=(1, 2), shared=True)
+    mine = seen(plain(renderer.close(note, _table_game(), NAMED, lang, reader=1).text))
+    assert "Ben" in mine and "Ann" not in mine and "2♣" not in mine  # no "last life" line
+    theirs = seen(plain(renderer.close(note, _table_game(), NAMED, lang, reader=3).text))
+    assert "Ann" in theirs and "Ben" in theirs and "2♣" in theirs
+    alone = CloseNote(reason="game_over", winners=(1,))
+    assert "You won" in renderer.close(alone, _table_game(), NAMED, "en", reader=1).text
