@@ -10,32 +10,13 @@ from openskill.models import PlackettLuce
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game, RatingChange, Standing
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
-from cuckoo_bot.domain.state import GameState
+from cuckoo_bot.domain.state import finishing_ranks
 
 _MODEL = PlackettLuce()
 
 
 def season_of(moment: datetime) -> str:
     return moment.strftime("%Y-%m")
-
-
-def finishing_ranks(state: GameState) -> dict[PlayerId, int]:
-    """1 for the winner(s); then by the round a player went out, later is better, ties shared."""
-
-    def out_round(player: PlayerId) -> int:
-        if player in state.winners:
-            return 10**9
-        seat = state.seat(player)
-        return seat.eliminated_in_round if seat.eliminated_in_round is not None else 10**9 - 1
-
-    order = sorted(state.players, key=out_round, reverse=True)
-    ranks: dict[PlayerId, int] = {}
-    for index, player in enumerate(order):
-        if index and out_round(player) == out_round(order[index - 1]):
-            ranks[player] = ranks[order[index - 1]]
-        else:
-            ranks[player] = index + 1
-    return ranks
 
 
 @dataclass(frozen=True)

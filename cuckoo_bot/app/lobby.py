@@ -145,8 +145,14 @@ async def play_again(
         if not await first_time(uow, update_id):
             return Outcome()
         before = await uow.games.get(game_id)
-        if before is None or before.chat_id != chat_id or before.status is not GameStatus.FINISHED:
+        if before is None or before.status is not GameStatus.FINISHED:
             return await answer(uow, "unknown_button")
+        # The key is under the group's summary, and in the private chat of each person who sat
+        # at the game; pressed anywhere else it is not the bot's.
+        seated = chat_id == user.id and user.id in before.seats
+        if before.chat_id != chat_id and not seated:
+            return await answer(uow, "unknown_button")
+        chat_id = before.chat_id
         ended = before.finished_at or now
         if now > ended + timedelta(seconds=deps.lobby_timeout):
             return await answer(uow, "play_again_expired")

@@ -37,7 +37,7 @@ from cuckoo_bot.domain.events import (
     SuddenDeathStarted,
     Swapped,
 )
-from cuckoo_bot.domain.state import Act, GameState, Phase
+from cuckoo_bot.domain.state import Act, GameState, Phase, finishing_ranks
 
 
 class NoticeKind(Enum):
@@ -211,6 +211,12 @@ class CloseNote:
     prev: RoundResult | None = None
     winners: tuple[PlayerId, ...] = ()
     shared: bool = False
+    # The end of a won game, for every person who sat at it (out earlier or not): a new
+    # message with where they finished, what it did to their line this month, and Play again.
+    place: int | None = None  # 1 for the winners; players out in the same round share one
+    seats: int = 0
+    points: int | None = None  # the change in the group's table this month
+    month_place: int | None = None
 
 
 Payload = (
@@ -469,6 +475,27 @@ class Notices:
         notice.payload = dataclasses.replace(
             notice.payload, rounds=state.rounds_dealt, out=tuple(out), changes=changes
         )
+        if not state.winners:
+            return
+        ranks = finishing_ranks(state)
+        moved = {c.player: c for c in changes}
+        for seat in state.seats:
+            if is_computer(seat.player):
+                continue
+            told = self._items.get(("close", seat.player))
+            prev = told.payload.prev if told and isinstance(told.payload, CloseNote) else None
+            change = moved.get(seat.player)
+            note = CloseNote(
+                reason="game_over",
+                prev=prev,
+                winners=state.winners,
+                shared=state.shared_victory,
+                place=ranks[seat.player],
+                seats=len(state.seats),
+                points=change.points if change else None,
+                month_place=change.place if change else None,
+            )
+            self._put(("close", seat.player), NoticeKind.CLOSE, seat.player, note)
 
     # the decision -----------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import people, prepare
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
 from cuckoo_bot.app.lobby import lobby_deadline
-from cuckoo_bot.app.model import MOVES, Game, GameStatus
-from cuckoo_bot.app.notices import GameOverView, Notice, NoticeKind, PlayedNote
+from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
+from cuckoo_bot.app.notices import CloseNote, GameOverView, Notice, NoticeKind, PlayedNote
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.app.steps import first_time
@@ -183,14 +183,22 @@ async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
         return Outcome(game_id=game.id, deadline=game.deadline)
     game.deadline = None
     await uow.games.save(game)
-    gone = Notice(
-        NoticeKind.GAME_OVER,
-        game.chat_id,
-        GameOverView(expired=True),
-        game_id=game.id,
-        thread_id=game.thread_id,
-    )
-    return Outcome(game_id=game.id, dispatch=await prepare(uow, game, [gone]))
+    gone = [
+        Notice(
+            NoticeKind.GAME_OVER,
+            game.chat_id,
+            GameOverView(expired=True),
+            game_id=game.id,
+            thread_id=game.thread_id,
+        )
+    ]
+    # The key is also under each person's private end of the game.
+    gone += [
+        Notice(NoticeKind.CLOSE, player, CloseNote(reason="expired"), game_id=game.id)
+        for player in game.seats
+        if not is_computer(player)
+    ]
+    return Outcome(game_id=game.id, dispatch=await prepare(uow, game, gone))
 
 
 async def due(deps: Deps) -> list[tuple[int, datetime]]:

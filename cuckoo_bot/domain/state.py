@@ -125,3 +125,22 @@ class GameState:
 
     def lives(self, player: PlayerId) -> int:
         return self.seat(player).lives
+
+
+def finishing_ranks(state: GameState) -> dict[PlayerId, int]:
+    """1 for the winner(s); then by the round a player went out, later is better, ties shared."""
+
+    def out_round(player: PlayerId) -> int:
+        if player in state.winners:
+            return 10**9
+        seat = state.seat(player)
+        return seat.eliminated_in_round if seat.eliminated_in_round is not None else 10**9 - 1
+
+    order = sorted(state.players, key=out_round, reverse=True)
+    ranks: dict[PlayerId, int] = {}
+    for index, player in enumerate(order):
+        if index and out_round(player) == out_round(order[index - 1]):
+            ranks[player] = ranks[order[index - 1]]
+        else:
+            ranks[player] = index + 1
+    return ranks

@@ -72,6 +72,9 @@ def _reply_to(world: World, chat: Chat, p: Params) -> int | None:
 
 
 def _post(world: World, chat: Chat, p: Params, **fields: Any) -> JSON:
+    effect = p.get_str("message_effect_id")
+    if effect is not None and chat.type != "private":
+        raise bad_request("message effects can be used only in private chats")
     thread_id, is_topic = _thread(world, chat, p)
     reply = _reply_to(world, chat, p)
     msg = world.add_message(
@@ -81,6 +84,7 @@ def _post(world: World, chat: Chat, p: Params, **fields: Any) -> JSON:
         is_topic_message=is_topic,
         reply_to_message_id=reply,
         silent=p.get_bool("disable_notification"),
+        effect_id=effect,
         **fields,
     )
     return world.message_json(msg)

@@ -282,7 +282,7 @@ class Controls:
             sender = self.world.user(msg.sender_id).full_name if msg.sender_id else "?"
             body = msg.text if msg.text is not None else f"[{', '.join(msg.extra) or 'empty'}]"
             flags = (" (edited)" if msg.edit_count else "") + (" [deleted]" if msg.deleted else "")
-            sound = "🔕 " if msg.silent else ""
+            sound = ("🔕 " if msg.silent else "") + ("🎉 " if msg.effect_id else "")
             lines.append(f"#{msg.message_id} {sound}{sender}: {body}{flags}")
             for row in msg.buttons():
                 lines.append("    " + " ".join(f"[{b.get('text')}]" for b in row))

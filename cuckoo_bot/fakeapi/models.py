@@ -67,6 +67,7 @@ class StoredMessage:
     reply_to_message_id: int | None = None
     from_bot: bool = False
     silent: bool = False  # sent with disable_notification: no sound on the reader's phone
+    effect_id: str | None = None  # message_effect_id: an animation (private chats only)
     deleted: bool = False
     edit_date: int | None = None
     history: list[Version] = field(default_factory=list)

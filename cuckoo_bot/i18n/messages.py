@@ -133,6 +133,9 @@ MESSAGES: dict[str, str] = {
     "close_out": "You are out of this game; the others play on.",
     "close_won": "🏆 {names} won the game.",
     "close_you_won": "🏆 You won the game!",
+    # The end of a won game, a new message to everyone who sat at it.
+    "final_head": "🏁 <b>{chat}</b> · the end",
+    "final_place": "Your place: {place} of {seats}.",
     "close_you_won_shared": "🏆 You won the game, shared with {names}!",
     "close_won_shared": "🏆 {names} won the game together.",
     "close_game_over": "The game is over.",

@@ -365,8 +365,15 @@ async def test_the_play_again_key_comes_off_when_it_expires(
     await play_out(table, [ANN, BEN, CAT], table_size=3)
     end = await fake.wait_for_message(GROUP, contains="won", timeout=30)
     assert end.button_data("Play again")
+    # Each person got the end privately, a new message with the key (a winner's with 🎉).
+    finals = {}
+    for user in (ANN, BEN, CAT):
+        finals[user] = await fake.wait_for_message(user, contains="the end", timeout=30)
+        assert finals[user].button_data("Play again")
+    assert sum(1 for m in finals.values() if m.effect_id) >= 1
     await fake.wait_for(lambda: not end.callback_datas, timeout=30)
     assert "won" in (end.text or "")  # the summary stays as it was, only its key is gone
+    await fake.wait_for(lambda: not any(m.callback_datas for m in finals.values()), timeout=30)
     (game,) = await audit_finished_games(database_url, [GROUP])
     assert await live_key_rows(database_url, [game.id]) == []
     assert game.deadline is None

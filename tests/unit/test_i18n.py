@@ -36,6 +36,7 @@ SAMPLE: dict[str, object] = {
     "player": NAME,
     "n": 7,
     "sign": "+",
+    "seats": 6,
     "acts": f"✋ {NAME} · 🔄 {NAME} ⇄ {NAME}",
     "mention": f'<a href="tg://user?id=42">{NAME}</a>',
     "chat": html.escape("Friday <cards> & co"),

@@ -63,6 +63,7 @@ class Calls:
                 reply_markup=rendered.keyboard,
                 message_thread_id=notice.thread_id,
                 disable_notification=rendered.quiet,
+                message_effect_id=rendered.effect,
             )
         )
         return message

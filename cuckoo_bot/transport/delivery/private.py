@@ -258,15 +258,45 @@ class PrivateLane(Lane):
         await self._tell_result(prompts, note.prev, game, lang, notice)
         await self._send(notice, rendered)
 
+    async def expire_keys(self, notice: Notice) -> None:
+        """The Play again key under this player's end of the game is too old: it comes off."""
+        ended = self.context.live_of(notice, NoticeKind.CLOSE)
+        if not ended:
+            self.skip(notice, "no key left to take off")
+            return
+        for old in ended:
+            await self.courier.calls.remove_keys(self.chat_id, old.message_id)
+            self.done(notice, old.message_id, None)
+
+    async def final(
+        self, notice: Notice, note: CloseNote, game: Game, prompts: list[SentMessage], lang: str
+    ) -> None:
+        """The end of a won game: the last prompt tells how its round ended (its keys go),
+        then a new message, which notifies, tells the end and offers Play again."""
+        render = self.courier.renderer
+        told = prompts[-1] if prompts and note.prev is not None else None
+        await self._tell_result([p for p in prompts if p is not told], None, game, lang, notice)
+        if told is not None and not self.courier.doubted(self.chat_id):
+            await self._clear(told, render.result(note.prev, game, lang), notice)
+        elif told is not None:
+            await self._clear(told, None, notice)
+        await self._send(notice, render.final(note, game, self.context.players, lang, self.chat_id))
+
     async def close(self, notice: Notice, game: Game) -> None:
         note = notice.payload
         assert isinstance(note, CloseNote)
+        if note.reason == "expired":
+            await self.expire_keys(notice)
+            return
         prompts = self._live_prompts(notice)
         rnd = game.state.round if game.state is not None else None
         played = self._played_in(notice, rnd.number if rnd is not None else None)
         if played is not None and (not prompts or prompts[-1].message_id < played.message_id):
             prompts = [*prompts, played]  # the answered prompt of the last round ends the game
         lang = self.language(notice)
+        if note.place is not None:
+            await self.final(notice, note, game, prompts, lang)
+            return
         rendered = self.courier.renderer.close(
             note, game, self.context.players, lang, reader=self.chat_id
         )

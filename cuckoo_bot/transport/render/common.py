@@ -27,6 +27,7 @@ class Rendered:
     # Sent without a sound: only what concerns the reader notifies (their turn, the start and
     # the end of a game, a lobby); a new round's table, a deal, a line in passing do not.
     quiet: bool = False
+    effect: str | None = None  # a message effect (private chats only): the winner's 🎉
 
 
 class Part:

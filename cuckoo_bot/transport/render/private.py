@@ -9,6 +9,7 @@ from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import CloseNote, DealNote, PlayedNote, PromptNote, RoundResult
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.domain.state import Act
+from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import (
     Known,
     Players,
@@ -21,6 +22,9 @@ from cuckoo_bot.transport.render.common import (
 )
 from cuckoo_bot.transport.render.names import shown
 from cuckoo_bot.transport.render.replies import ReplyPart
+
+# Telegram's 🎉 message effect, one of the six every user has (getAvailableMessageEffects).
+CELEBRATION = "5046509860389126442"
 
 
 class PrivatePart(ReplyPart):
@@ -130,6 +134,32 @@ class PrivatePart(ReplyPart):
             self.tr.t(lang, "played_wait"),
         ]
         return Rendered("\n".join(lines))
+
+    def final(self, note: CloseNote, game: Game, known: Known, lang: str, reader: int) -> Rendered:
+        """The end of a won game, a new message for everyone who sat at it: who won (you, in
+        the second person), where the reader finished and what the game did to their line in
+        the group's table this month, and the Play again key. A winner's comes with 🎉."""
+        t = self.tr.t
+        players = self.cast(known, game.seats, lang)
+        title = game.chat.title if game.chat is not None else ""
+        lines = [t(lang, "final_head", chat=shown(title, "Cuckoo"))]
+        won = reader in note.winners
+        if won and note.shared:
+            others = ", ".join(name_of(players, w) for w in note.winners if w != reader)
+            lines.append(t(lang, "close_you_won_shared", names=others))
+        elif won:
+            lines.append(t(lang, "close_you_won"))
+        else:
+            names = ", ".join(name_of(players, w) for w in note.winners)
+            lines.append(t(lang, "close_won_shared" if note.shared else "close_won", names=names))
+            lines.append(t(lang, "final_place", place=note.place, seats=note.seats))
+        if note.points is not None and note.month_place is not None:
+            sign = "+" if note.points >= 0 else "−"
+            points = self.tr.count(lang, "count_points", abs(note.points), sign=sign)
+            lines.append(f"{points} · {t(lang, 'podium_month', place=note.month_place)}")
+        data = cb.Callback(cb.AGAIN, game.id).encode()
+        again = keys([[(t(lang, "btn_play_again"), data)]])
+        return Rendered("\n".join(lines), again, effect=CELEBRATION if won else None)
 
     def close(
         self, note: CloseNote, game: Game, known: Known, lang: str, reader: int | None = None

@@ -408,6 +408,42 @@ async def test_the_end_of_a_game_sums_it_up_with_each_players_move_in_the_league
     }
 
 
+async def test_everyone_who_sat_at_a_won_game_is_told_how_it_ended_for_them(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await finished_game(deps, world, group)
+    game = the_game(world, game_id)
+    (over,) = [n for n in world.outbox.values() if n.kind is NoticeKind.GAME_OVER]
+    ends = {
+        n.chat_id: n.payload
+        for n in world.outbox.values()
+        if n.kind is NoticeKind.CLOSE and n.payload.place is not None
+    }
+    # Every person, those out in earlier rounds too; computer seats get nothing.
+    assert sorted(ends) == [ANN.id, BEN.id, CLEO.id]
+    changes = {c.player: c for c in over.payload.changes}
+    for player, end in ends.items():
+        assert end.reason == "game_over" and end.winners == game.state.winners
+        assert end.seats == len(game.seats)
+        assert end.points == changes[player].points
+        assert end.month_place == changes[player].place
+        assert (end.place == 1) == (player in game.state.winners)
+    places = sorted(end.place for end in ends.values())
+    assert places[0] >= 1 and places[-1] <= len(game.seats)
+
+
+async def test_play_again_works_from_the_private_end_of_the_game_for_who_sat_there(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    game_id = await finished_game(deps, world, group)
+    stranger = await lobby.play_again(deps, game_id, DAN.id, DAN, reachable=True)
+    assert stranger.reply.code == "unknown_button"  # not at that table
+    again = await lobby.play_again(deps, game_id, BEN.id, BEN, reachable=True)
+    assert again.reply.code == "again_opened"
+    new = the_game(world, again.game_id)
+    assert new.chat_id == group.id and new.seats[0] == BEN.id  # the lobby opens in the group
+
+
 async def test_play_again_opens_a_lobby_with_the_same_rules_seats_the_tapper_and_invites_the_rest(
     deps: Deps, world: World, group: Chat, clock: FakeClock
 ) -> None:
@@ -449,8 +485,11 @@ async def test_the_play_again_key_comes_off_the_summary_at_the_lobby_timeout(
     assert [g for g, _ in await play.due(deps)] == [game_id]  # the sweeper finds it
     expired = await play.expire(deps, game_id)
     assert expired.dispatch is not None
-    (gone,) = expired.dispatch.notices
+    gone, *private = expired.dispatch.notices
     assert gone.kind is NoticeKind.GAME_OVER and gone.payload.expired
+    # The key also comes off each person's private end of the game.
+    assert sorted(n.chat_id for n in private) == sorted(p for p in game.seats if p > 0)
+    assert all(n.kind is NoticeKind.CLOSE and n.payload.reason == "expired" for n in private)
     assert the_game(world, game_id).deadline is None
     assert await play.due(deps) == []
     again = await play.expire(deps, game_id)  # a second timer, another instance: nothing

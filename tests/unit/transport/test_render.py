@@ -93,8 +93,10 @@ def preview(notice: Notice, game: Game, players: dict[int, Player], lang: str) -
         return renderer.deal(payload, game, players, lang, with_result=True)
     if isinstance(payload, PromptNote):
         return renderer.prompt(payload, game, players, lang)
+    if isinstance(payload, CloseNote) and payload.place is not None:
+        return renderer.final(payload, game, players, lang, reader=notice.chat_id)
     if isinstance(payload, CloseNote):
-        return renderer.close(payload, game, players, lang)
+        return renderer.close(payload, game, players, lang, reader=notice.chat_id)
     if isinstance(payload, PlayedNote):
         return renderer.played(payload, game, players, lang)
     return renderer.group_notice(notice, game, players, lang)
