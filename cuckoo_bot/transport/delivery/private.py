@@ -164,25 +164,6 @@ class PrivateLane(Lane):
         self.context.remember(cleared)
         self.result.shown.append(cleared)
 
-    async def _clear_all(
-        self,
-        prompts: list[SentMessage],
-        prev: RoundResult | None,
-        game: Game,
-        lang: str,
-        notice: Notice,
-    ) -> None:
-        """Take the keys off earlier prompts. The newest prompt of the round that just ended
-        says how it ended; any older one (a prompt another instance sent, learnt of late) only
-        loses its keys, so no message tells a round that is not its own."""
-        told = next(
-            (p for p in reversed(prompts) if prev is not None and p.notice.round == prev.round),
-            None,
-        )
-        for old in prompts:
-            shown = self.courier.renderer.result(prev, game, lang) if old is told else None
-            await self._clear(old, shown, notice)
-
     async def _tell_result(
         self,
         prompts: list[SentMessage],
@@ -191,11 +172,20 @@ class PrivateLane(Lane):
         lang: str,
         notice: Notice,
     ) -> None:
-        """How the last round ended goes on its prompt before the next message is sent, so a
-        chat reads in order (result, then the next card or turn). An edit that fails for
-        another reason than Telegram being away never holds the next message back."""
+        """Take the keys off earlier prompts, before the next message is sent so a chat reads
+        in order (result, then the next card or turn). The newest prompt of the round that
+        just ended says how it ended; any older one (a prompt another instance sent, learnt of
+        late) only loses its keys, so no message tells a round that is not its own. An edit
+        that fails for another reason than Telegram being away never holds the next message
+        back."""
+        told = next(
+            (p for p in reversed(prompts) if prev is not None and p.notice.round == prev.round),
+            None,
+        )
         try:
-            await self._clear_all(prompts, prev, game, lang, notice)
+            for old in prompts:
+                shown = self.courier.renderer.result(prev, game, lang) if old is told else None
+                await self._clear(old, shown, notice)
         except (Unreachable, Forbidden):
             raise
         except Exception:
@@ -273,14 +263,11 @@ class PrivateLane(Lane):
     ) -> None:
         """The end of a won game: the last prompt tells how its round ended (its keys go),
         then a new message, which notifies, tells the end and offers Play again."""
-        render = self.courier.renderer
-        told = prompts[-1] if prompts and note.prev is not None else None
-        await self._tell_result([p for p in prompts if p is not told], None, game, lang, notice)
-        if told is not None and not self.courier.doubted(self.chat_id):
-            await self._clear(told, render.result(note.prev, game, lang), notice)
-        elif told is not None:
-            await self._clear(told, None, notice)
-        await self._send(notice, render.final(note, game, self.context.players, lang, self.chat_id))
+        # (In a doubted chat a message the store never knew may be at the bottom: no result.)
+        prev = None if self.courier.doubted(self.chat_id) else note.prev
+        await self._tell_result(prompts, prev, game, lang, notice)
+        rendered = self.courier.renderer.final(note, game, self.context.players, lang, self.chat_id)
+        await self._send(notice, rendered)
 
     async def close(self, notice: Notice, game: Game) -> None:
         note = notice.payload
