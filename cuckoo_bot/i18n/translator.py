@@ -42,10 +42,14 @@ def load_catalog(language: str) -> dict[str, str]:
 
 
 @cache
+def _locale(language: str) -> Locale:
+    return Locale.parse(language)
+
+
 def plural_form(language: str, n: int) -> str:
     """The CLDR plural category of ``n`` in ``language`` (one, few, many, other ...), by
     Babel's plural rules: French says "1 partie" and "0 partie", English "0 games"."""
-    return str(Locale.parse(language).plural_form(abs(n)))
+    return str(_locale(language).plural_form(abs(n)))
 
 
 def placeholders(text: str) -> set[str]:
