@@ -56,7 +56,7 @@ from cuckoo_bot.domain.events import (
     TurnStarted,
 )
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
-from cuckoo_bot.domain.state import Act, ActKind, GameState, Phase, Round, Seat
+from cuckoo_bot.domain.state import Act, ActKind, GameState, Phase, Reveal, Round, Seat
 
 Result = tuple[GameState, tuple[Event, ...]]
 _FULL_DECK_SET = frozenset(FULL_DECK)
@@ -328,8 +328,10 @@ def _reveal(state: GameState, events: list[Event]) -> Result:
         seats[i] = replace(
             seat, lives=lives, eliminated_in_round=rnd.number if lives == 0 else None
         )
-    # The revealed round stays on the table (``state.round``) until the next deal gathers it.
-    state = replace(state, seats=tuple(seats))
+    # The revealed round stays on the table (``state.round``) until the next deal gathers it;
+    # what it showed is kept longer, for the next round to recall.
+    shown = Reveal(rnd.number, rnd.order, rnd.cards, lowest, rnd.penalised)
+    state = replace(state, seats=tuple(seats), last_reveal=shown)
     remaining = state.active_players
     if len(remaining) == 1:
         return _win(state, remaining, events)

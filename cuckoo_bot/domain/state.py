@@ -49,6 +49,25 @@ class Seat:
 
 
 @dataclass(frozen=True, slots=True)
+class Reveal:
+    """The last round shown to the table: every card, the lowest, and who let the clock run
+    out (fast turns); kept after the next deal so the new round can recall it."""
+
+    round: int
+    order: tuple[PlayerId, ...]
+    cards: tuple[Card, ...]  # aligned with ``order``
+    lowest: tuple[PlayerId, ...]
+    penalised: tuple[PlayerId, ...] = ()
+
+    def card_of(self, player: PlayerId) -> Card | None:
+        return self.cards[self.order.index(player)] if player in self.order else None
+
+    def lost(self, player: PlayerId) -> bool:
+        """The player lost a life at this reveal (one at most, lowest or clock)."""
+        return player in self.lowest or player in self.penalised
+
+
+@dataclass(frozen=True, slots=True)
 class Round:
     number: int
     dealer: PlayerId
@@ -93,6 +112,7 @@ class GameState:
     winners: tuple[PlayerId, ...] = ()
     shared_victory: bool = False
     abandoned: bool = False
+    last_reveal: Reveal | None = None  # the newest round shown, until the next reveal
 
     @property
     def players(self) -> tuple[PlayerId, ...]:

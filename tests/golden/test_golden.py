@@ -12,6 +12,9 @@ from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.rules import HouseRules
 
+# State fields the recordings predate.
+NEWER_FIELDS = {"last_reveal"}
+
 GAMES = sorted(Path(__file__).parent.glob("*.json"))
 
 
@@ -30,6 +33,10 @@ def test_a_stored_game_replays_to_the_same_events_and_final_state(path: Path) ->
         assert events == stored, f"step {number}"
         # The stored form round-trips exactly: what is written is what was read.
         assert [[codec.event_name(e), codec.dump_event(e)] for e in events] == step["events"]
-    assert state == codec.load_state(game["final_state"])
-    assert codec.dump_state(state) == game["final_state"]
+    # The stored state reads back as it was written; a field added to the state since the
+    # recording is not in the file (it loads with its default), so only the stored ones compare.
+    stored_state = game["final_state"]
+    dumped = codec.dump_state(state)
+    assert {key: dumped[key] for key in stored_state} == stored_state
+    assert set(dumped) - set(stored_state) <= NEWER_FIELDS
     assert state.finished and state.winners
