@@ -65,6 +65,8 @@ def build(
         clock=clock,
         turn_timeout=settings.turn_timeout,
         lobby_timeout=settings.lobby_timeout,
+        reveal_pause=settings.reveal_pause,
+        turn_warning=settings.turn_warning,
     )
     metrics = Metrics()
     hook = settings.webhook()

@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     api_base_url: str = DEFAULT_API_BASE_URL
     turn_timeout: float = Field(default=90.0, gt=0, le=86_400)
     lobby_timeout: float = Field(default=600.0, gt=0, le=86_400)
+    # Seconds the reveal stays on its own before the next deal (the next turn's clock starts
+    # after it); 0 deals at once.
+    reveal_pause: float = Field(default=4.0, ge=0, le=60)
+    # Seconds before a turn runs out when the player is nudged privately; none for a turn
+    # shorter than twice this, and 0 never nudges.
+    turn_warning: float = Field(default=20.0, ge=0, le=3_600)
     # Telegram lets a bot post about 20 messages a minute to one group; edits count too.
     group_rate: int = Field(default=20, ge=1, le=100_000)
     # Seconds between two messages to one private chat (Telegram asks for about one a second).

@@ -281,6 +281,7 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                 api_base_url=fake.base_url,
                 turn_timeout=3600,
                 group_rate=10_000,  # the fake enforces no rate: no need to wait a minute a round
+                reveal_pause=0,  # the transcript reads the same; no need to wait at each reveal
             )
             async with running_bot(settings, random.Random(seed)) as runtime:
                 for user_id, first, last in people:

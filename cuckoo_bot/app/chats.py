@@ -171,7 +171,7 @@ async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:
             notices.table(game.state)
         dispatch = await publish(uow, game, notices, moved=True)
         await uow.commit()
-        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
 
 
 async def bot_removed(deps: Deps, chat_id: int) -> Outcome:

@@ -16,3 +16,5 @@ class Deps:
     clock: Clock
     turn_timeout: float = 90.0  # seconds, unless a group sets its own
     lobby_timeout: float = 600.0
+    reveal_pause: float = 0.0  # seconds between a reveal and the next deal
+    turn_warning: float = 0.0  # seconds before a turn's end to nudge the player; 0: never

@@ -49,11 +49,17 @@ def step(
 
 
 async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now: datetime) -> None:
-    """Play on until a human must decide or the game is over; set the deadline."""
+    """Play on until a human must decide or the game is over; set the deadline. After a
+    reveal the next deal waits ``deps.reveal_pause`` (the reveal has its moment): the deadline
+    then wakes the game to deal, and the next turn's clock starts after the pause."""
+    paused = False
     for _ in range(_MAX_AUTOMATIC_STEPS):
         state = game.state
         assert state is not None
         if state.finished:
+            break
+        if state.needs_deal and notices.revealed and deps.reveal_pause > 0:
+            paused = True
             break
         if state.needs_deal:
             step(game, Deal(shuffled_deck(deps.rng)), now, notices)
@@ -65,6 +71,7 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
         break
     state = game.state
     assert state is not None
+    game.warn_at = None
     if state.finished:
         game.status = GameStatus.FINISHED
         game.finished_at = now
@@ -72,8 +79,15 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
         # comes off (an abandoned game has no key).
         game.deadline = now + timedelta(seconds=deps.lobby_timeout) if state.winners else None
         notices.summary(state, await record_result(uow, game, now))
+    elif paused:
+        game.deadline = now + timedelta(seconds=deps.reveal_pause)
     else:
         game.deadline = now + timedelta(seconds=game.turn_timeout)
+        warning = deps.turn_warning
+        actor = state.actor
+        # One nudge before the clock runs out, for a person, on a turn long enough for it.
+        if warning > 0 and 2 * warning <= game.turn_timeout and actor and not is_computer(actor):
+            game.warn_at = game.deadline - timedelta(seconds=warning)
 
 
 async def publish(
@@ -91,6 +105,8 @@ async def publish(
     if game.state is not None and game.status is GameStatus.RUNNING:
         can_write = {p: q.can_dm is not False for p, q in players.items()}
         notices.prompt(game.state, can_write, moved=moved)
+        if game.state.phase is Phase.TURNS:
+            notices.stamp(game.deadline)
     return await prepare(uow, game, notices.collected(), players)
 
 
@@ -106,6 +122,4 @@ async def resign_in(
     await advance(uow, deps, game, notices, now)
     dispatch = await publish(uow, game, notices)
     await uow.games.save(game)
-    return Outcome(
-        reply=Reply("resigned"), game_id=game.id, deadline=game.deadline, dispatch=dispatch
-    )
+    return Outcome(reply=Reply("resigned"), game_id=game.id, deadline=game.wake, dispatch=dispatch)

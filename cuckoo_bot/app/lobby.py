@@ -61,7 +61,7 @@ def close(game: Game, reason: str, now: datetime) -> None:
     game.status = GameStatus.CANCELLED
     game.cancel_reason = reason
     game.finished_at = now
-    game.deadline = None
+    game.deadline = game.warn_at = None
 
 
 async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> Dispatch:
@@ -125,7 +125,7 @@ async def open_lobby(
         game.chat = stored
         dispatch = await show_lobby(uow, game)
         await uow.commit()
-        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
 
 
 async def play_again(
@@ -189,9 +189,7 @@ async def play_again(
         dispatch = await show_lobby(uow, game)
         await uow.commit()
         code = "again_opened" if reachable else "need_private"
-        return Outcome(
-            reply=Reply(code), game_id=game.id, deadline=game.deadline, dispatch=dispatch
-        )
+        return Outcome(reply=Reply(code), game_id=game.id, deadline=game.wake, dispatch=dispatch)
 
 
 async def join(
@@ -297,7 +295,7 @@ async def start(
         dispatch = await _begin(uow, deps, game, now)
         await uow.commit()
         return Outcome(
-            reply=Reply("started"), game_id=game.id, deadline=game.deadline, dispatch=dispatch
+            reply=Reply("started"), game_id=game.id, deadline=game.wake, dispatch=dispatch
         )
 
 
@@ -355,7 +353,7 @@ async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime)
     people = [p for p in game.seats if not is_computer(p)]
     if len(game.seats) >= game.rules.min_players and people:
         dispatch = await _begin(uow, deps, game, now)
-        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
     close(game, "expired", now)
     dispatch = await show_lobby(uow, game)
     await uow.games.save(game)

@@ -111,6 +111,7 @@ class Game:
     seats: list[PlayerId] = field(default_factory=list)  # lobby order, then the seating
     state: GameState | None = None
     deadline: datetime | None = None  # lobby expiry, or the current turn's clock
+    warn_at: datetime | None = None  # when the player to act is nudged (before ``deadline``)
     started_at: datetime | None = None
     finished_at: datetime | None = None
     cancel_reason: str | None = None
@@ -128,6 +129,12 @@ class Game:
     stored_seats: tuple[tuple[PlayerId, int | None, int | None], ...] = field(
         default=(), compare=False
     )
+
+    @property
+    def wake(self) -> datetime | None:
+        """When a timer must next look at the game: a nudge, or the deadline."""
+        times = [t for t in (self.warn_at, self.deadline) if t is not None]
+        return min(times) if times else None
 
 
 @dataclass

@@ -25,7 +25,6 @@ from cuckoo_bot.domain.events import (
     Event,
     GameAbandoned,
     GameWon,
-    LifeLossCause,
     LifeLost,
     Misdealt,
     PlayerEliminated,
@@ -50,10 +49,17 @@ class NoticeKind(Enum):
     PROMPT = "prompt"  # private: your turn, the card you hold now, and the keys
     CLOSE = "close"  # private: the game is over for you (the prompt's keys go)
     PLAYED = "played"  # private: your move, told on the prompt you pressed (its keys go)
+    NUDGE = "nudge"  # private: your turn runs out soon (a reply to the prompt, which notifies)
 
     @property
     def private(self) -> bool:
-        return self in (NoticeKind.DEAL, NoticeKind.PROMPT, NoticeKind.CLOSE, NoticeKind.PLAYED)
+        return self in (
+            NoticeKind.DEAL,
+            NoticeKind.PROMPT,
+            NoticeKind.CLOSE,
+            NoticeKind.PLAYED,
+            NoticeKind.NUDGE,
+        )
 
 
 # -- payloads -----------------------------------------------------------------------------------
@@ -76,6 +82,17 @@ class RevealView:
 
 
 @dataclass(frozen=True)
+class Recap:
+    """The last reveal in one line, atop the next round's table: who lost a life with which
+    card, and who went out."""
+
+    round: int
+    lost: tuple[PlayerId, ...] = ()
+    cards: tuple[Card, ...] = ()  # aligned with ``lost``
+    out: tuple[PlayerId, ...] = ()
+
+
+@dataclass(frozen=True)
 class TableView:
     """The group's table for one round: acts so far, whose turn it is, then the reveal."""
 
@@ -90,6 +107,8 @@ class TableView:
     reveal: RevealView | None = None
     gathered: bool = False  # ended without a reveal: a misdeal, or the last opponent left
     closed: bool = False  # the game was cancelled during the round
+    recap: Recap | None = None  # how the round before ended
+    deadline: datetime | None = None  # when the turn in play runs out
 
     @property
     def final(self) -> bool:
@@ -107,6 +126,7 @@ class TurnView:
     options: tuple[str, ...]
     target: PlayerId | None = None  # whose card a swap takes; None for the dealer
     cuts_made: int = 0
+    deadline: datetime | None = None
 
     @classmethod
     def asking(cls, actor: PlayerId, note: PromptNote) -> TurnView:
@@ -188,6 +208,18 @@ class PromptNote:
     prev: RoundResult | None = None  # the last round's end, for the first to act
     again: bool = False  # the dealer's second cut: the same prompt, asked again
     acts: tuple[Act, ...] = ()  # the round so far: what the players before did
+    last: RoundResult | None = None  # the player's last round, recalled in one line
+    deadline: datetime | None = None  # when the turn runs out
+
+
+@dataclass(frozen=True)
+class NudgeNote:
+    """The player's turn runs out soon: a reply to their prompt, which notifies."""
+
+    round: int
+    turn: int
+    deadline: datetime
+    seconds: int = 0  # left when the nudge was written
 
 
 @dataclass(frozen=True)
@@ -229,6 +261,7 @@ Payload = (
     | PromptNote
     | CloseNote
     | PlayedNote
+    | NudgeNote
 )
 
 PAYLOADS: dict[NoticeKind, type[Any]] = {
@@ -241,6 +274,7 @@ PAYLOADS: dict[NoticeKind, type[Any]] = {
     NoticeKind.PROMPT: PromptNote,
     NoticeKind.CLOSE: CloseNote,
     NoticeKind.PLAYED: PlayedNote,
+    NoticeKind.NUDGE: NudgeNote,
 }
 
 
@@ -292,6 +326,7 @@ class Notices:
         self._results: dict[PlayerId, RoundResult] = {}
         self._swapped_by: dict[PlayerId, PlayerId] = {}  # neighbour -> who swapped with them
         self._cut = False
+        self.revealed = False  # a round was revealed in this move
 
     def _put(self, key: tuple[Any, ...], kind: NoticeKind, chat_id: int, payload: Payload) -> None:
         notice = self._items.get(key)
@@ -331,11 +366,14 @@ class Notices:
             cuts_made=rnd.cuts_made,
             gathered=gathered,
             closed=closed,
+            recap=_recap(state, rnd.number),
         )
         if old is not None:
             assert isinstance(old.payload, TableView)
-            # The lives line shows the round as dealt; the reveal is kept once added.
-            view = dataclasses.replace(view, lives=old.payload.lives, reveal=old.payload.reveal)
+            # The lives show the round as dealt; the recap and the reveal stay once there.
+            view = dataclasses.replace(
+                view, lives=old.payload.lives, reveal=old.payload.reveal, recap=old.payload.recap
+            )
         self._put(key, NoticeKind.TABLE, self._chat_id, view)
 
     def _reveal(self, state: GameState, event: Revealed | LifeLost | PlayerEliminated) -> None:
@@ -366,7 +404,7 @@ class Notices:
 
     # private ----------------------------------------------------------------------------------
 
-    def _deal(self, event: RoundDealt) -> None:
+    def _deal(self, state: GameState, event: RoundDealt) -> None:
         for position, (player, card) in enumerate(zip(event.order, event.cards, strict=True)):
             if is_computer(player):
                 continue
@@ -376,7 +414,7 @@ class Notices:
                 dealer=event.dealer,
                 position=position + 1,
                 players=len(event.order),
-                prev=self._results.pop(player, None),
+                prev=self._results.pop(player, None) or _last_result(state, player, event.round),
             )
             self._put(("deal", player), NoticeKind.DEAL, player, note)
 
@@ -410,17 +448,17 @@ class Notices:
         revealed = any(isinstance(e, Revealed) for e in events)
         for event in events:
             if isinstance(event, RoundDealt):
-                self._deal(event)
+                self._deal(state, event)
             elif isinstance(event, Swapped):
                 self._swapped_by[event.neighbour] = event.player
             elif isinstance(event, CardCut):
                 self._cut = True
             elif isinstance(event, Revealed):
+                self.revealed = True
                 self._results.update(_results_of(state, event))
                 self._reveal(state, event)
             elif isinstance(event, LifeLost) and revealed:
                 self._reveal(state, event)
-                self._lost(event)
             elif isinstance(event, PlayerEliminated) and revealed:
                 self._reveal(state, event)
                 self.close(event.player, "out")
@@ -447,17 +485,6 @@ class Notices:
                 self.close_all(
                     state, "game_over" if isinstance(event, GameWon) else "abandoned", over
                 )
-
-    def _lost(self, event: LifeLost) -> None:
-        result = self._results.get(event.player)
-        if result is not None:
-            self._results[event.player] = dataclasses.replace(
-                result,
-                lost=True,
-                timeout=result.timeout or event.cause is LifeLossCause.TIMEOUT,
-                lives=event.lives_left,
-                out=event.lives_left == 0,
-            )
 
     def summary(self, state: GameState, changes: tuple[RatingChange, ...]) -> None:
         """Add the game's summary to its end: rounds, who went out when, the league's moves."""
@@ -535,11 +562,21 @@ class Notices:
             prev=prev,
             again=rnd.cuts_made > 0 and rnd.actor_is_dealer,
             acts=rnd.acts,
+            last=_last_result(state, actor, rnd.number),
         )
         if can_write.get(actor, True):
             self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)
         else:
             self._put(("turn",), NoticeKind.TURN, self._chat_id, TurnView.asking(actor, note))
+
+    def stamp(self, deadline: datetime | None) -> None:
+        """The turn in play runs out at ``deadline``: its table, prompt or group ask say when."""
+        for notice in self._items.values():
+            payload = notice.payload
+            if isinstance(payload, TableView) and payload.actor is None:
+                continue
+            if isinstance(payload, TableView | PromptNote | TurnView):
+                notice.payload = dataclasses.replace(payload, deadline=deadline)
 
     def collected(self) -> list[Notice]:
         items = list(self._items.values())
@@ -548,7 +585,38 @@ class Notices:
 
 
 def _results_of(state: GameState, event: Revealed) -> dict[PlayerId, RoundResult]:
-    return {
-        player: RoundResult(round=event.round, card=card, lives=state.lives(player))
-        for player, card in zip(event.order, event.cards, strict=True)
-    }
+    """How the round just revealed ended for each player in it."""
+    results = (_last_result(state, player, event.round + 1) for player in event.order)
+    return {r_player: r for r_player, r in zip(event.order, results, strict=True) if r}
+
+
+def _last_result(state: GameState, player: PlayerId, round_no: int) -> RoundResult | None:
+    """How the round before ``round_no`` ended for ``player``, when it was revealed."""
+    last = state.last_reveal
+    card = last.card_of(player) if last is not None else None
+    if last is None or card is None or last.round != round_no - 1:
+        return None
+    lost = last.lost(player)
+    lives = state.lives(player)
+    return RoundResult(
+        round=last.round,
+        card=card,
+        lost=lost,
+        timeout=lost and player not in last.lowest,
+        lives=lives,
+        out=lives == 0,
+    )
+
+
+def _recap(state: GameState, round_no: int) -> Recap | None:
+    """The reveal of the round before ``round_no``, in a line; None when it was not revealed."""
+    last = state.last_reveal
+    if last is None or last.round != round_no - 1:
+        return None
+    lost = tuple(p for p in last.order if last.lost(p))
+    return Recap(
+        round=last.round,
+        lost=lost,
+        cards=tuple(last.cards[last.order.index(p)] for p in lost),
+        out=tuple(p for p in lost if state.lives(p) == 0),
+    )

@@ -10,7 +10,14 @@ from cuckoo_bot.app.dispatch import people, prepare
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
 from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
-from cuckoo_bot.app.notices import CloseNote, GameOverView, Notice, NoticeKind, PlayedNote
+from cuckoo_bot.app.notices import (
+    CloseNote,
+    GameOverView,
+    Notice,
+    NoticeKind,
+    NudgeNote,
+    PlayedNote,
+)
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, refused
 from cuckoo_bot.app.steps import first_time
@@ -139,7 +146,7 @@ async def act(
         dispatch = await publish(uow, game, notices, players)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=answer, game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+        return Outcome(reply=answer, game_id=game.id, deadline=game.wake, dispatch=dispatch)
 
 
 async def expire(deps: Deps, game_id: int) -> Outcome:
@@ -153,9 +160,13 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
             outcome = await again_expired(uow, game, now)
             await uow.commit()
             return outcome
+        if game is not None and game.warn_at is not None and game.warn_at <= now:
+            outcome = await _nudge(uow, game, now)
+            await uow.commit()
+            return outcome
         if game is None or not game.status.open or game.deadline is None or game.deadline > now:
             await uow.commit()
-            return Outcome(game_id=game_id, deadline=game.deadline if game else None)
+            return Outcome(game_id=game_id, deadline=game.wake if game else None)
         if game.status is GameStatus.LOBBY:
             outcome = await lobby_deadline(uow, deps, game, now)
             await uow.commit()
@@ -172,7 +183,25 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
         dispatch = await publish(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(game_id=game.id, deadline=game.deadline, dispatch=dispatch)
+        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
+
+
+async def _nudge(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
+    """The turn runs out soon: its player, asked privately, gets one reminder there (a player
+    asked in the group was mentioned there already)."""
+    game.warn_at = None
+    await uow.games.save(game)
+    state, deadline = game.state, game.deadline
+    actor = state.actor if state is not None and game.status is GameStatus.RUNNING else None
+    if actor is None or state is None or state.round is None or deadline is None:
+        return Outcome(game_id=game.id, deadline=game.wake)
+    known = (await uow.players.get_many([actor])).get(actor)
+    if known is not None and known.can_dm is False:
+        return Outcome(game_id=game.id, deadline=game.wake)
+    left = max(0, round((deadline - now).total_seconds()))
+    note = NudgeNote(state.round.number, state.turn, deadline=deadline, seconds=left)
+    nudge = Notice(NoticeKind.NUDGE, actor, note, game_id=game.id)
+    return Outcome(game_id=game.id, deadline=game.wake, dispatch=await prepare(uow, game, [nudge]))
 
 
 async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
@@ -180,7 +209,7 @@ async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
     Early calls change nothing."""
     assert game.deadline is not None
     if game.deadline > now:
-        return Outcome(game_id=game.id, deadline=game.deadline)
+        return Outcome(game_id=game.id, deadline=game.wake)
     game.deadline = None
     await uow.games.save(game)
     gone = [

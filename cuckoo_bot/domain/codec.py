@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from datetime import datetime
 from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
@@ -28,6 +29,8 @@ def dump(value: Any) -> Any:
     """A dataclass, card, enum, tuple or scalar as JSON-ready data."""
     if isinstance(value, Card):
         return value.code
+    if isinstance(value, datetime):
+        return value.isoformat()
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, HouseRules):
@@ -65,6 +68,8 @@ def _load(tp: Any, data: Any) -> Any:
         return tuple(_load(a, item) for a, item in zip(args, data, strict=True))
     if tp is Card:
         return Card.from_code(data)
+    if tp is datetime:
+        return datetime.fromisoformat(data)
     if tp is HouseRules:
         return HouseRules.from_dict(data)
     if isinstance(tp, type) and issubclass(tp, Enum):

@@ -115,6 +115,8 @@ class GameRow(Base):
     winners: Mapped[list[int]] = mapped_column(json_type())
     shared_victory: Mapped[bool] = mapped_column(Boolean)
     deadline: Mapped[datetime | None] = mapped_column(UtcDateTime, index=True)
+    # When the player whose turn it is gets a nudge that the clock runs out (then cleared).
+    warn_at: Mapped[datetime | None] = mapped_column(UtcDateTime, index=True)
     language: Mapped[str] = mapped_column(String(35))
     # A "Play again" lobby: the previous game's players, invited to take a seat.
     offered: Mapped[list[int] | None] = mapped_column(json_type())

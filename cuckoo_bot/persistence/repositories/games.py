@@ -12,6 +12,7 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -164,25 +165,25 @@ class SqlGames:
         )
 
     async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
+        """Games whose deadline or nudge is at or before ``now``, with when they woke."""
         result = await self._s.session.execute(
-            select(GameRow.id, GameRow.deadline)
+            select(GameRow.id, GameRow.deadline, GameRow.warn_at)
             .where(
                 GameRow.status.in_(TIMED_STATUSES),
-                GameRow.deadline.is_not(None),
-                GameRow.deadline <= now,
+                or_(GameRow.deadline <= now, GameRow.warn_at <= now),
             )
-            .order_by(GameRow.deadline, GameRow.id)
+            .order_by(GameRow.deadline, GameRow.id)  # a nudge is always before its deadline
             .limit(limit)
         )
-        return [(game_id, deadline) for game_id, deadline in result if deadline]
+        return [(game_id, _wake(warn, deadline)) for game_id, deadline, warn in result if deadline]
 
     async def with_deadlines(self) -> list[tuple[int, datetime]]:
         result = await self._s.session.execute(
-            select(GameRow.id, GameRow.deadline)
+            select(GameRow.id, GameRow.deadline, GameRow.warn_at)
             .where(GameRow.status.in_(TIMED_STATUSES), GameRow.deadline.is_not(None))
             .order_by(GameRow.deadline, GameRow.id)
         )
-        return [(game_id, deadline) for game_id, deadline in result if deadline]
+        return [(game_id, _wake(warn, deadline)) for game_id, deadline, warn in result if deadline]
 
     async def count_by_status(self) -> dict[GameStatus, int]:
         result = await self._s.session.execute(
@@ -294,3 +295,7 @@ class _LogWriter:
                 dealt.update(status=status, outcome=outcome, ended_at=at)
                 return
         self._closed[number] = {"n": number, "status": status, "outcome": outcome, "ended_at": at}
+
+
+def _wake(warn_at: datetime | None, deadline: datetime) -> datetime:
+    return min(warn_at, deadline) if warn_at is not None else deadline
