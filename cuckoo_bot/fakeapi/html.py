@@ -8,6 +8,7 @@ literally), so a bot that forgets to escape user text fails loudly in tests.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,9 @@ _SIMPLE = {
     "del": "strikethrough",
     "tg-spoiler": "spoiler",
 }
-_TAGS = frozenset({*_SIMPLE, "a", "tg-emoji", "span", "pre", "code", "blockquote"})
+_TAGS = frozenset({*_SIMPLE, "a", "tg-emoji", "tg-time", "span", "pre", "code", "blockquote"})
+# A date-time's format: relative, or any of weekday, date (short/long), time (short/long).
+_TIME_FORMAT = re.compile(r"r|w?[dD]?[tT]?")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
 _SPACES = " \t\r\n\v\f"
 
@@ -185,6 +188,10 @@ class _Parser:
                 raise cant_parse_entities(f"Unclosed start tag {where}")
             value, i = self.attribute_value(i)
             argument = self.tag_argument(tag, name, value, argument)
+        if tag == "tg-time" and not argument.split("|")[0].isdigit():
+            raise cant_parse_entities(f'Tag "tg-time" must have attribute "unix" {where}')
+        if tag == "tg-time" and not _TIME_FORMAT.fullmatch(argument.partition("|")[2]):
+            raise cant_parse_entities(f'Invalid date-time format in the tag "tg-time" {where}')
         if tag == "span" and argument != "spoiler":
             raise cant_parse_entities(f'Tag "span" must have class "tg-spoiler" {where}')
         self.open.append(_Open(tag, argument, self.length, self.chars))
@@ -220,6 +227,9 @@ class _Parser:
             return value
         if tag == "blockquote" and name == "expandable":
             return "1"
+        if tag == "tg-time" and name in ("unix", "format"):
+            unix, _, form = current.partition("|")  # kept as "unix|format"
+            return f"{value}|{form}" if name == "unix" else f"{unix}|{value}"
         return current
 
     def end_tag(self, begin: int) -> int:
@@ -260,6 +270,11 @@ class _Parser:
                 self.entities.append(
                     {"type": "custom_emoji", **span, "custom_emoji_id": top.argument}
                 )
+        elif top.tag == "tg-time":
+            unix, _, form = top.argument.partition("|")
+            self.entities.append(
+                {"type": "date_time", **span, "unix_time": int(unix), "date_time_format": form}
+            )
         elif top.tag == "blockquote":
             kind = "expandable_blockquote" if top.argument else "blockquote"
             self.entities.append({"type": kind, **span})

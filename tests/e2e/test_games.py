@@ -75,32 +75,35 @@ async def first_turn(fake: FakeBotApi, table: TableDriver) -> Prompt:
 
 
 CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
-REVEAL_LINE = re.compile(r"^(?P<name>.+): (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<low> ⬇️)?$")
+# A seat's row at the reveal: name, lives (💀 once out), what it did, its card, 💔 for a loss.
+ROW = re.compile(
+    r"^(?P<name>.+?) (?P<lives>(?:❤️)+|💀) · .* · (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<lost> 💔)?$"
+)
 
 
 def check_reveals(fake: FakeBotApi) -> list[dict[str, str]]:
-    """Every finished round in the group: the lowest rank is marked and loses, nobody else."""
+    """Every finished round in the group: the lowest rank loses a life (💔, or 💀 when it was
+    the last one), nobody else."""
     rounds = []
     for msg in fake.messages(GROUP):
         text = msg.text or ""
-        if "the reveal" not in text:
+        if "Cards on the table" not in text:
             continue
-        reveal = text.split("the reveal", 1)[1]
-        cards = {}
-        lowest = set()
-        for line in reveal.splitlines():
-            match = REVEAL_LINE.match(line.strip())
-            if match:
-                cards[match["name"]] = match["card"]
-                if match["low"]:
-                    lowest.add(match["name"])
-        assert cards, text
-        low_rank = min(rank_of(c) for c in cards.values())
-        assert lowest == {n for n, c in cards.items() if rank_of(c) == low_rank}, text
-        losers = set(re.findall(r"💔 (.+?) loses a life", reveal))
-        assert losers == lowest, text
+        for table in text.split("🃏 Round ")[1:]:
+            if "Cards on the table" not in table:
+                continue
+            cards, lost = {}, set()
+            for line in table.splitlines():
+                match = ROW.match(line.strip())
+                if match:
+                    cards[match["name"]] = match["card"]
+                    if match["lost"] or match["lives"] == "💀":
+                        lost.add(match["name"])
+            assert cards, text
+            low_rank = min(rank_of(c) for c in cards.values())
+            assert lost == {n for n, c in cards.items() if rank_of(c) == low_rank}, text
+            rounds.append(cards)
         assert not msg.callback_datas  # a revealed round has no keys left
-        rounds.append(cards)
     return rounds
 
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import Bot, Message
+from telegram import Bot, Message, ReplyParameters
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -64,6 +64,11 @@ class Calls:
                 message_thread_id=notice.thread_id,
                 disable_notification=rendered.quiet,
                 message_effect_id=rendered.effect,
+                reply_parameters=(
+                    ReplyParameters(rendered.reply_to, allow_sending_without_reply=True)
+                    if rendered.reply_to is not None
+                    else None
+                ),
             )
         )
         return message

@@ -4,6 +4,7 @@ pace; a card dealt edits the last prompt when it is still the newest message the
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 
@@ -15,6 +16,7 @@ from cuckoo_bot.app.notices import (
     DealNote,
     Notice,
     NoticeKind,
+    NudgeNote,
     PlayedNote,
     PromptNote,
     RoundResult,
@@ -51,6 +53,8 @@ class PrivateLane(Lane):
                     await self.close(notice, game)
                 elif notice.kind is NoticeKind.PLAYED:
                     await self.played(notice, game, notices[index + 1 :])
+                elif notice.kind is NoticeKind.NUDGE:
+                    await self.nudge(notice, game, notices[index + 1 :])
                 else:
                     self.skip(notice, "not a private notice")
             except Unreachable:
@@ -104,6 +108,24 @@ class PrivateLane(Lane):
             self.done(notice, pressed[-1].message_id, None)
         else:
             self.skip(notice, "the prompt is gone")
+
+    async def nudge(self, notice: Notice, game: Game, later: list[Notice]) -> None:
+        """The turn runs out soon: a reply to its prompt, which notifies. Not when the turn is
+        over, or when this batch moves the chat on anyway."""
+        note = notice.payload
+        assert isinstance(note, NudgeNote)
+        state = game.state
+        over = state is None or state.turn != note.turn or not game.status.open
+        asked = [
+            p
+            for p in self._live_prompts(notice)
+            if isinstance(p.notice.payload, PromptNote) and p.notice.payload.turn == note.turn
+        ]
+        if over or not asked or later:
+            self.skip(notice, "the turn is over")
+            return
+        rendered = self.courier.renderer.nudge(note, game, self.language(notice))
+        await self._send(notice, replace(rendered, reply_to=asked[-1].message_id))
 
     async def _send(self, notice: Notice, rendered: Rendered) -> None:
         if self.courier.pacer.delay(self.chat_id) > 0 and self.result.unmarked():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -28,6 +29,7 @@ class Rendered:
     # the end of a game, a lobby); a new round's table, a deal, a line in passing do not.
     quiet: bool = False
     effect: str | None = None  # a message effect (private chats only): the winner's 🎉
+    reply_to: int | None = None  # the message this one answers (in the same chat)
 
 
 class Part:
@@ -42,6 +44,20 @@ class Part:
         if isinstance(players, Cast):
             return players
         return Cast(players, order, self.tr.t(lang, "player_n", n="{n}"))
+
+    def clock(self, lang: str, game: Game, deadline: datetime | None) -> str:
+        """A turn's time: its seconds, and the moment it runs out when known."""
+        seconds = int(game.turn_timeout)
+        if deadline is None:
+            return self.tr.t(lang, "clock_seconds", seconds=seconds)
+        return self.tr.t(lang, "clock", seconds=seconds, time=moment(deadline))
+
+
+def moment(when: datetime) -> str:
+    """A time of day that Telegram shows in each reader's own time zone and format (a
+    date-time entity); apps that predate it show the UTC time written here."""
+    fallback = f"{when.astimezone(UTC):%H:%M:%S} UTC"
+    return f'<tg-time unix="{int(when.timestamp())}" format="T">{fallback}</tg-time>'
 
 
 def card_label(code: str) -> str:

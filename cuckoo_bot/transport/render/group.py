@@ -47,15 +47,15 @@ class GroupPart(Part):
     def turn(self, view: TurnView, game: Game, players: Players, lang: str) -> Rendered:
         """A turn in the group, for a player the bot cannot write to: a mention and the keys."""
         t = self.tr.t
-        seconds = int(game.turn_timeout)
+        clock = self.clock(lang, game, view.deadline)
         who = mention(players, view.actor)
         if view.target is None and view.cuts_made > 0:
-            line = t(lang, "turn_prompt_cut_again", mention=who, seconds=seconds)
+            line = t(lang, "turn_prompt_cut_again", mention=who, clock=clock)
         elif view.target is None:
-            line = t(lang, "turn_prompt_dealer", mention=who, seconds=seconds)
+            line = t(lang, "turn_prompt_dealer", mention=who, clock=clock)
         else:
             target = name_of(players, view.target)
-            line = t(lang, "turn_prompt", mention=who, target=target, seconds=seconds)
+            line = t(lang, "turn_prompt", mention=who, target=target, clock=clock)
         row = move_row(self.tr, lang, view.options, game, view.round, view.turn)
         my_card = [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]
         return Rendered(f"{line}\n<i>{t(lang, 'turn_private_hint')}</i>", keys([row, my_card]))

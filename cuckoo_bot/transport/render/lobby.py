@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import LobbyView, Notice
 from cuckoo_bot.transport import callbacks as cb
-from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys, name_of
+from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys, mention, name_of
 
 
 class LobbyPart(Part):
@@ -26,7 +26,8 @@ class LobbyPart(Part):
         ]
         keyboard = None
         if view.offered:
-            invited = ", ".join(name_of(players, p) for p in view.offered)
+            # Mentions: the invited hear of the new game (a mention in a new message notifies).
+            invited = ", ".join(mention(players, p) for p in view.offered)
             lines += ["", t(lang, "lobby_offered", names=invited)]
         if view.status == "lobby":
             lines += [

@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from cuckoo_bot.app.model import Game
-from cuckoo_bot.app.notices import CloseNote, DealNote, PlayedNote, PromptNote, RoundResult
+from cuckoo_bot.app.notices import (
+    CloseNote,
+    DealNote,
+    NudgeNote,
+    PlayedNote,
+    PromptNote,
+    RoundResult,
+)
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.domain.state import Act
 from cuckoo_bot.transport import callbacks as cb
@@ -17,6 +24,7 @@ from cuckoo_bot.transport.render.common import (
     card_label,
     hearts,
     keys,
+    moment,
     move_row,
     name_of,
 )
@@ -89,14 +97,15 @@ class PrivatePart(ReplyPart):
             held = t(lang, "prompt_cut", card=card)
         else:
             held = t(lang, "prompt_card", card=card)
-        seconds = int(game.turn_timeout)
+        clock = self.clock(lang, game, note.deadline)
         if note.target is None and note.again:
-            ask = t(lang, "prompt_turn_again", seconds=seconds)
+            ask = t(lang, "prompt_turn_again", clock=clock)
         elif note.target is None:
-            ask = t(lang, "prompt_turn_dealer", seconds=seconds)
+            ask = t(lang, "prompt_turn_dealer", clock=clock)
         else:
-            ask = t(lang, "prompt_turn", target=name_of(players, note.target), seconds=seconds)
-        lines = [
+            ask = t(lang, "prompt_turn", target=name_of(players, note.target), clock=clock)
+        lines = [] if note.last is None else [self._last_line(note.last, lang)]
+        lines += [
             self._where(game, note.round, lang),
             held,
             t(lang, "prompt_lives", lives=hearts(note.lives)),
@@ -108,6 +117,19 @@ class PrivatePart(ReplyPart):
         lines.append(ask)
         row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
         return Rendered("\n".join(lines), keys([row]))
+
+    def _last_line(self, last: RoundResult, lang: str) -> str:
+        """The player's last round in a line, atop their next prompt."""
+        key = "last_safe"
+        if last.lost:
+            key = "last_lost_timeout" if last.timeout else "last_lost"
+        card = card_label(last.card.code) if last.card is not None else "—"
+        return self.tr.t(lang, key, round=last.round, card=card)
+
+    def nudge(self, note: NudgeNote, game: Game, lang: str) -> Rendered:
+        """The turn runs out soon (a reply to the prompt; it notifies)."""
+        text = self.tr.t(lang, "nudge", seconds=note.seconds, time=moment(note.deadline))
+        return Rendered(text)
 
     def _brief(self, lang: str, act: Act, players: Players) -> str:
         """One act of the round in a few characters, for the prompt of the players after."""

@@ -12,6 +12,7 @@ from cuckoo_bot.domain.events import (
     GameAbandoned,
     GameWon,
     Kept,
+    LifeLossCause,
     LifeLost,
     Misdealt,
     PlayerEliminated,
@@ -25,12 +26,24 @@ from cuckoo_bot.domain.events import (
     TimedOut,
 )
 from cuckoo_bot.domain.state import Act, ActKind
-from cuckoo_bot.transport.render.common import MAX_TEXT, card_label, fit, name_of, pages, utf16_len
+from cuckoo_bot.transport.render.common import (
+    MAX_TEXT,
+    Players,
+    card_label,
+    fit,
+    name_of,
+    pages,
+    utf16_len,
+)
 from cuckoo_bot.transport.render.group import GroupPart
-from cuckoo_bot.transport.render.table import TablePart, loss_key
 
 
-class StoryPart(TablePart, GroupPart):
+def loss_key(cause: LifeLossCause) -> str:
+    """The words for a life lost: to the lowest card, or to the clock."""
+    return "reveal_lost_timeout" if cause is LifeLossCause.TIMEOUT else "reveal_lost"
+
+
+class StoryPart(GroupPart):
     def history(self, lang: str, history: History) -> str:
         """The group's last finished games: number, date, players, winner, rounds."""
         t = self.tr.t
@@ -113,6 +126,29 @@ class StoryPart(TablePart, GroupPart):
                     blocks.append([self.game_over(view, None, players, lang).text])
         close_acts()
         return pages(["\n".join(block) for block in blocks])
+
+    def _act(
+        self, lang: str, act: Act, players: Players, dealer: int, after_cut: bool = False
+    ) -> str:
+        """One act in the table's words, a sentence."""
+        t = self.tr.t
+        name = name_of(players, act.player)
+        kind = act.kind
+        if kind is ActKind.KEEP:
+            if act.player == dealer:
+                return t(lang, "act_dealer_stands" if after_cut else "act_dealer_keep", name=name)
+            return t(lang, "act_keep", name=name)
+        if kind is ActKind.TIMEOUT:
+            return t(lang, "act_timeout", name=name)
+        target = name_of(players, act.target) if act.target is not None else ""
+        if kind is ActKind.SWAP:
+            return t(lang, "act_swap", name=name, target=target)
+        king = card_label(act.shown.code) if act.shown is not None else ""
+        if kind is ActKind.BLOCKED:
+            return t(lang, "act_blocked", name=name, target=target, king=king)
+        if kind is ActKind.CUT:
+            return t(lang, "act_cut", name=name)
+        return t(lang, "act_cut_blocked", name=name, king=king)
 
 
 def collapsed(pages: list[str]) -> str | None:

@@ -1,11 +1,12 @@
-"""The round's table in the group: the lives, the acts so far, whose turn it is, then the
-reveal; later rounds folded under it; and the words for one act, which a game's story reuses."""
+"""The round's table in the group: one row per seat (its lives, what it did this round and, at
+the reveal, its card), whose turn it is and until when, then the reveal; a line recalls how
+the round before ended; later rounds shown together fold under it."""
 
 from __future__ import annotations
 
 from cuckoo_bot.app.model import Game
-from cuckoo_bot.app.notices import Notice, TableView
-from cuckoo_bot.domain.events import LifeLossCause
+from cuckoo_bot.app.notices import Notice, Recap, TableView
+from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import (
@@ -21,110 +22,122 @@ from cuckoo_bot.transport.render.common import (
 )
 
 
-def loss_key(cause: LifeLossCause) -> str:
-    """The words for a life lost: to the lowest card, or to the clock."""
-    return "reveal_lost_timeout" if cause is LifeLossCause.TIMEOUT else "reveal_lost"
-
-
 class TablePart(Part):
     def table(
         self, notice: Notice, folded: list[Notice], game: Game, known: Known, lang: str
     ) -> Rendered:
         """The round's table. ``folded``: later rounds that ended before their own table could
-        be posted; their reveals follow this round's."""
+        be posted; each follows, whole, in a quote the reader opens with a tap."""
         players = self.cast(known, game.seats, lang)
         view = notice.payload
         assert isinstance(view, TableView)
-        head = self._table_head(view, players, lang)
-        acts = self._acts(lang, view.acts, players, view.dealer)
-        lines = self._table_tail(view, game, players, lang)
-        for later in folded:
-            assert isinstance(later.payload, TableView)
-            lines += ["", "", *self._table_tail(later.payload, game, players, lang)]
+        head = [self._title(view, players, lang)]
+        if view.recap is not None and view.recap.lost:
+            head.append(self._recap(view.recap, players, lang))
+        body = ["", *self._rows(view, players, lang), *self._status(view, game, players, lang)]
+        later = []
+        for other in folded:
+            assert isinstance(other.payload, TableView)
+            block = [
+                self._title(other.payload, players, lang),
+                *self._rows(other.payload, players, lang),
+                *self._status(other.payload, game, players, lang),
+            ]
+            later.append("<blockquote expandable>" + "\n".join(block) + "</blockquote>")
         keyboard = None
         if not view.final:
             data = cb.Callback(cb.MY_CARD, game.id).encode()
             keyboard = keys([[(self.tr.t(lang, "btn_my_card"), data)]])
+        # Rounds shown together: the newest stay when all cannot fit.
+        text = fit_middle(head, [*body, *later], [])
         # The first table is the game's start (it notifies); later rounds come quietly.
-        return Rendered(fit_middle(head, acts, lines), keyboard, quiet=view.round > 1)
+        return Rendered(text, keyboard, quiet=view.round > 1)
 
-    def _table_head(self, view: TableView, players: Players, lang: str) -> list[str]:
-        t = self.tr.t
-        return [
-            t(lang, "table_title", round=view.round, dealer=name_of(players, view.dealer)),
-            " · ".join(
-                f"{name_of(players, pid)} {hearts(lives)}"
-                for pid, lives in zip(view.order, view.lives, strict=True)
-            ),
-            "",
-        ]
+    def _title(self, view: TableView, players: Players, lang: str) -> str:
+        dealer = name_of(players, view.dealer)
+        return self.tr.t(lang, "table_title", round=view.round, dealer=dealer)
 
-    def _table_tail(self, view: TableView, game: Game, players: Players, lang: str) -> list[str]:
-        t = self.tr.t
-        if view.closed:
-            return [t(lang, "table_cancelled")]
-        if view.gathered:
-            return [t(lang, "table_gathered", round=view.round)]
-        if view.reveal is not None:
-            return ["", *self._reveal(lang, view, players)]
-        if view.actor is not None:
-            key = "table_waiting_dealer" if view.actor == view.dealer else "table_waiting"
-            return [
-                "",
-                t(lang, key, name=name_of(players, view.actor), seconds=int(game.turn_timeout)),
-            ]
-        return []
+    def _recap(self, recap: Recap, players: Players, lang: str) -> str:
+        """How the round before ended, in a line: who lost a life, with which card."""
+        losses = ", ".join(
+            f"{name_of(players, p)} {card_label(c.code)} {'💀' if p in recap.out else '💔'}"
+            for p, c in zip(recap.lost, recap.cards, strict=True)
+        )
+        return self.tr.t(lang, "table_recap", round=recap.round, losses=losses)
 
-    def _acts(self, lang: str, acts: tuple[Act, ...], players: Players, dealer: int) -> list[str]:
-        lines, cut = [], False
-        for act in acts:
-            lines.append(self._act(lang, act, players, dealer, after_cut=cut))
-            cut = cut or act.kind in (ActKind.CUT, ActKind.CUT_BLOCKED)
-        return lines
+    def _rows(self, view: TableView, players: Players, lang: str) -> list[str]:
+        """One row per seat in turn order: name, lives, what it did; at the reveal its card."""
+        reveal = view.reveal
+        shown = reveal.revealed if reveal is not None else None
+        lost = {loss.player for loss in reveal.losses} if reveal is not None else set()
+        rows = []
+        for index, player in enumerate(view.order):
+            lives = view.lives[index]
+            if reveal is not None and shown is not None and player in shown.order:
+                lives = reveal.lives[shown.order.index(player)]
+            row = self._row(view, player, lives, players, lang)
+            if shown is not None and player in shown.order:
+                card = card_label(shown.cards[shown.order.index(player)].code)
+                mark = " 💔" if player in lost and lives > 0 else ""  # out: 💀 for lives
+                row += f" · <b>{card}</b>{mark}"
+            rows.append(row)
+        return rows
 
-    def _act(
-        self, lang: str, act: Act, players: Players, dealer: int, after_cut: bool = False
+    def _row(
+        self, view: TableView, player: PlayerId, lives: int, players: Players, lang: str
     ) -> str:
         t = self.tr.t
-        name = name_of(players, act.player)
-        kind = act.kind
-        if kind is ActKind.KEEP:
-            if act.player == dealer:
-                return t(lang, "act_dealer_stands" if after_cut else "act_dealer_keep", name=name)
-            return t(lang, "act_keep", name=name)
-        if kind is ActKind.TIMEOUT:
-            return t(lang, "act_timeout", name=name)
-        target = name_of(players, act.target) if act.target is not None else ""
-        if kind is ActKind.SWAP:
-            return t(lang, "act_swap", name=name, target=target)
-        king = card_label(act.shown.code) if act.shown is not None else ""
-        if kind is ActKind.BLOCKED:
-            return t(lang, "act_blocked", name=name, target=target, king=king)
-        if kind is ActKind.CUT:
-            return t(lang, "act_cut", name=name)
-        return t(lang, "act_cut_blocked", name=name, king=king)
+        name = name_of(players, player)
+        heart = hearts(lives)  # 💀 once out
+        acts = [a for a in view.acts if a.player == player]
+        if acts:
+            after_cut = any(a.kind in (ActKind.CUT, ActKind.CUT_BLOCKED) for a in acts[:-1])
+            return self._row_act(lang, acts[-1], name, heart, players, view.dealer, after_cut)
+        key = "row_turn" if player == view.actor else "row_waiting"
+        return t(lang, key, name=name, lives=heart).rstrip()
 
-    def _reveal(self, lang: str, view: TableView, players: Players) -> list[str]:
-        """The reveal: every card, who lost a life, who is out, the lives left."""
+    def _row_act(
+        self,
+        lang: str,
+        act: Act,
+        name: str,
+        lives: str,
+        players: Players,
+        dealer: PlayerId,
+        after_cut: bool,
+    ) -> str:
+        """A seat's row with its act (a dealer's keep after a cut keeps the cut card)."""
         t = self.tr.t
-        reveal = view.reveal
-        assert reveal is not None
-        shown = reveal.revealed
-        lines = [t(lang, "reveal_title", round=view.round)]
-        for pid, card in zip(shown.order, shown.cards, strict=True):
-            marker = " ⬇️" if pid in shown.lowest else ""
-            line = t(lang, "reveal_line", name=name_of(players, pid), card=card_label(card.code))
-            lines.append(line + marker)
-        lines.append("")
-        for loss in reveal.losses:
-            lines.append(t(lang, loss_key(loss.cause), name=name_of(players, loss.player)))
-        for player in reveal.eliminated:
-            lines.append(t(lang, "reveal_out", name=name_of(players, player)))
-        alive = " · ".join(
-            f"{name_of(players, pid)} {hearts(n)}"
-            for pid, n in zip(shown.order, reveal.lives, strict=True)
-            if n > 0
-        )
-        if alive:
-            lines += ["", t(lang, "reveal_lives", lives=alive)]
-        return lines
+        kind = act.kind
+        target = name_of(players, act.target) if act.target is not None else ""
+        king = card_label(act.shown.code) if act.shown is not None else ""
+        if kind is ActKind.KEEP and act.player == dealer:
+            key = "row_dealer_stands" if after_cut else "row_dealer_keep"
+        else:
+            key = f"row_{kind.value}"
+        return t(lang, key, name=name, lives=lives, target=target, king=king)
+
+    def _status(self, view: TableView, game: Game, players: Players, lang: str) -> list[str]:
+        """The round's last line: whose turn and until when, the reveal, or why it ended."""
+        t = self.tr.t
+        if view.closed:
+            return ["", t(lang, "table_cancelled")]
+        if view.gathered:
+            return ["", t(lang, "table_gathered", round=view.round)]
+        if view.reveal is not None:
+            reveal = view.reveal
+            out = set(reveal.eliminated)
+            lost = [loss.player for loss in reveal.losses if loss.player not in out]
+            parts = [t(lang, "table_revealed")]
+            if lost:
+                names = ", ".join(name_of(players, p) for p in lost)
+                parts.append(t(lang, "table_revealed_lost", names=names))
+            if out:
+                names = ", ".join(name_of(players, p) for p in reveal.eliminated)
+                parts.append(t(lang, "table_revealed_out", names=names))
+            return ["", " ".join(parts[:1]) + " " + " · ".join(parts[1:])]
+        if view.actor is not None:
+            key = "table_waiting_dealer" if view.actor == view.dealer else "table_waiting"
+            clock = self.clock(lang, game, view.deadline)
+            return ["", t(lang, key, name=name_of(players, view.actor), clock=clock)]
+        return []

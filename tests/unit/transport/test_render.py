@@ -137,13 +137,22 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
             assert 0 < len(text) <= 4096
             assert "<b>&amp; O'Neil" not in text and "{" not in text
             payload = str(notice.payload)
+            # A line recalling the last round shows cards the table saw at its reveal.
+            recalled, _, rest = text.partition("\n") if text.startswith("↩️") else ("", "", text)
+            recalled += "".join(line for line in rest.splitlines() if line.startswith("↩️"))
             # The group sees cards only in a reveal or a sudden-death draw, or a shown king.
             if notice.chat_id < 0 and "RevealView" not in payload and "SuddenDeath" not in payload:
-                assert all(c.startswith("K") for c in CARD.findall(text)), text
+                body = "\n".join(line for line in text.splitlines() if not line.startswith("↩️"))
+                assert all(c.startswith("K") for c in CARD.findall(body)), text
             if isinstance(notice.payload, PromptNote):
-                # A turn prompt shows exactly one card: the one the player holds now.
+                # A turn prompt shows exactly one card of this round: the one the player holds
+                # now; its first line may recall the card they held at the last reveal.
                 held = card_label(notice.payload.card.code)
-                assert [m.group(0) for m in CARD.finditer(text)] == [held], text
+                assert [m.group(0) for m in CARD.finditer(rest)] == [held], text
+                last = notice.payload.last
+                if last is not None and last.card is not None:
+                    shown_cards = [m.group(0) for m in CARD.finditer(recalled)]
+                    assert shown_cards == [card_label(last.card.code)], text
             if shown.keyboard is not None:
                 for row in shown.keyboard.inline_keyboard:
                     for button in row:
@@ -276,9 +285,11 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         text = renderer.table(notice, [], game, batch.players, lang).text
         shown = plain(text)
         assert len(shown.encode("utf-16-le")) // 2 <= 4096
-        reveal = shown.split("\n\n👀", 1)[1]
-        assert len(CARD.findall(reveal)) == 20  # every card of the reveal is there
-        assert "💔" in reveal
+        # One row per seat, each with its card; the reveal says who lost a life.
+        rows = [line for line in shown.splitlines() if re.search(r" · (10|[2-9AJQK])[♣♦♥♠]( 💔)?$", line)]
+        assert len(rows) == 20, shown
+        assert "💔" in shown.split("\n\n👀", 1)[1]
+        assert len(shown.splitlines()) <= 25, shown
 
 
 async def test_a_games_story_and_the_history_render_in_every_language_under_the_limit() -> None:
