@@ -58,6 +58,8 @@ class BotProcess:
             CUCKOO_DATABASE_URL=self.database_url.render_as_string(hide_password=False),
             CUCKOO_TURN_TIMEOUT="600",
             CUCKOO_GROUP_RATE="100000",
+            # Whole games in seconds: no pause at the reveals (a test that looks at it sets it).
+            CUCKOO_REVEAL_PAUSE="0",
             CUCKOO_LOG_LEVEL="INFO",
             # Its own HTTP server on a free port of the loopback (several bots run at once).
             CUCKOO_LISTEN="127.0.0.1",

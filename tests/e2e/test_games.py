@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 
 import pytest
 from sqlalchemy.engine import URL
 
 from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
-from cuckoo_bot.fakeapi import FakeBotApi
+from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
 from tests.hostile import seen as seen_text
 
 from .conftest import (
@@ -162,7 +163,7 @@ async def test_the_turn_is_asked_privately_with_one_card_and_a_double_tap_acts_o
     assert not prompt.message.callback_datas  # answered in place
     assert f"✅ You kept {held}." in (prompt.message.text or "")
     group = "\n".join(m.text or "" for m in fake.messages(GROUP, include_deleted=False))
-    assert seen_text(group).count(f"✋ {NAMES[prompt.actor]} kept.") == 1
+    assert seen_text(group).count(f"{NAMES[prompt.actor]} ❤️❤️❤️ · ✋ kept") == 1
     # The group's table has no move keys: only My card.
     tables = [m for m in fake.messages(GROUP) if m.from_bot and "Round 1" in (m.text or "")]
     assert len(tables) == 1
@@ -176,10 +177,50 @@ async def test_a_lapsed_turn_keeps_for_the_player_and_the_group_is_told(
     await bot.start()
     prompt = await first_turn(fake, table)
     await fake.wait_for(
-        lambda: any("ran out of time" in (m.text or "") for m in fake.messages(GROUP)), 20
+        lambda: any("time ran out" in (m.text or "") for m in fake.messages(GROUP)), 20
     )
     moved = await table.next_prompt(after=prompt.data("k"))
     assert moved is not None and moved.actor != prompt.actor  # the turn passed on
+
+
+async def test_a_slow_player_is_nudged_and_the_reveal_has_its_moment_before_the_next_deal(
+    fake: FakeBotApi, make_bot: object, table: TableDriver
+) -> None:
+    bot = make_bot(  # type: ignore[operator]
+        CUCKOO_TURN_TIMEOUT="6", CUCKOO_TURN_WARNING="3", CUCKOO_REVEAL_PAUSE="2"
+    )
+    await bot.start()
+    prompt = await first_turn(fake, table)
+    # The prompt says until when, as a time each reader's app shows in their own zone.
+    assert "(6 s, until " in (prompt.message.text or "")
+    assert any(e["type"] == "date_time" for e in prompt.message.entities)
+
+    def nudged() -> StoredMessage | None:
+        return next(
+            (m for m in fake.dm(prompt.actor) if m.from_bot and "left" in (m.text or "")), None
+        )
+
+    # Three seconds before the clock runs out, one reminder, a reply to the prompt that rings.
+    nudge = await fake.wait_for(nudged, 10)
+    assert nudge.reply_to_message_id == prompt.message.message_id and not nudge.silent
+    assert "Only 3 s left for your turn" in (nudge.text or "")
+    # Nobody else is nudged: the others play at once.
+    last = prompt.data("k")
+    revealed_at = None
+    while revealed_at is None:
+        after = await table.next_prompt(after=last)
+        assert after is not None
+        last = after.data("k")
+        assert last is not None
+        await table.press(after.actor, after.message, last)
+        if after.data("c") is not None:  # the dealer played: the reveal comes
+            await fake.wait_for_message(GROUP, contains="Cards on the table")
+            revealed_at = time.monotonic()
+    await fake.wait_for_message(GROUP, contains="Round 2", timeout=15)
+    # The next deal waited for the pause (at least; a busy machine only makes it longer).
+    assert time.monotonic() - revealed_at >= 1.0
+    reminders = [m for u in NAMES for m in fake.dm(u) if "left for your turn" in (m.text or "")]
+    assert reminders == [nudge]
 
 
 async def test_a_player_who_blocked_the_bot_still_sees_their_card_in_a_private_popup(
@@ -244,11 +285,11 @@ async def test_every_kind_of_action_and_outcome_shows_in_the_group(
         await table.say(user, "/start", chat_id=user)
     wanted = {
         "keep": "✋",
-        "swap": "swapped with",
-        "block": "blocked by",
-        "cut": "cut a card",
-        "cut king": "blocked, the dealer keeps",
-        "out": "is out of the game",
+        "swap": "🔄 swapped with",
+        "block": ": no swap",
+        "cut": "✂️ cut from the deck",
+        "cut king": ": set aside",
+        "out": " out",
         "won": "won the game",
     }
     seen: set[str] = set()
@@ -265,7 +306,9 @@ async def test_every_kind_of_action_and_outcome_shows_in_the_group(
             # At every prompt the player's private chat already shows the card they hold.
             held = await held_in_store(database_url, GROUP, prompt.actor)
             assert table.card_of(prompt.actor) == held, fake.transcript(prompt.actor)
-            assert [m.group(0) for m in CARD.finditer(prompt.message.text or "")] == [held]
+            # (A first line may recall the card held at the last reveal.)
+            now = [line for line in (prompt.message.text or "").splitlines() if line[:2] != "↩️"]
+            assert [m.group(0) for m in CARD.finditer("\n".join(now))] == [held]
 
         await play_out(table, [ANN, BEN, CAT, DON], table_size=4, check=shows_the_card_held)
         await settle(fake)

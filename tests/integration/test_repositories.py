@@ -284,3 +284,26 @@ async def test_due_and_with_deadlines(uow_factory: UnitOfWorkFactory) -> None:
             ]
         )
         assert all(deadline.tzinfo is not None for _, deadline in armed)
+
+
+async def test_a_turns_nudge_wakes_the_game_before_its_deadline(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow, (CHAT_ID,))
+        game = lobby(CHAT_ID, deadline=START + timedelta(seconds=20))
+        game.warn_at = START - timedelta(seconds=1)
+        game = await uow.games.add(game)
+        await uow.commit()
+    async with uow_factory() as uow:
+        # Due at its nudge, though its deadline is still ahead; re-armed for the nudge too.
+        assert await uow.games.due(START) == [(game.id, START - timedelta(seconds=1))]
+        assert await uow.games.with_deadlines() == [(game.id, START - timedelta(seconds=1))]
+        stored = await uow.games.get(game.id, lock=True)
+        assert stored is not None and stored.warn_at == START - timedelta(seconds=1)
+        stored.warn_at = None
+        await uow.games.save(stored)
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.games.due(START) == []
+        assert await uow.games.with_deadlines() == [(game.id, START + timedelta(seconds=20))]

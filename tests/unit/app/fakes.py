@@ -145,16 +145,14 @@ class FakeGames:
 
     async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
         rows = [
-            (g.id, g.deadline)
+            (g.id, g.wake)
             for g in self.w.games.values()
-            if g.status in TIMED and g.deadline and g.deadline <= now
+            if g.status in TIMED and g.wake and g.wake <= now
         ]
         return sorted(rows, key=lambda r: r[1])[:limit]  # type: ignore[return-value]
 
     async def with_deadlines(self) -> list[tuple[int, datetime]]:
-        return [
-            (g.id, g.deadline) for g in self.w.games.values() if g.status in TIMED and g.deadline
-        ]
+        return [(g.id, g.wake) for g in self.w.games.values() if g.status in TIMED and g.wake]
 
     async def log(self, game_id: int) -> list[LogEntry]:
         return list(self.w.log.get(game_id, []))

@@ -518,3 +518,98 @@ async def test_a_forged_key_cannot_seat_anyone_in_another_groups_lobby(
     robot = await lobby.add_computer(deps, opened.game_id, elsewhere, CLEO, is_admin=True)
     assert joined.reply.code == robot.reply.code == "unknown_button"
     assert the_game(world, opened.game_id).seats == [ANN.id]
+
+
+async def play_to_the_first_reveal(deps: Deps, world: World, game_id: int) -> None:
+    """Everyone keeps until the round is revealed."""
+    while the_game(world, game_id).state.rounds_dealt == 1:
+        state = the_game(world, game_id).state
+        if state.actor is None:
+            return
+        await play.act(deps, game_id, state.actor, "keep", state.turn)
+
+
+async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_clock(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
+    deps = replace(deps, reveal_pause=4)
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    await play_to_the_first_reveal(deps, world, game_id)
+    game = the_game(world, game_id)
+    # Revealed, and nothing dealt yet: the table shows the reveal alone for the pause.
+    assert game.state.rounds_dealt == 1 and game.state.actor is None
+    assert game.deadline == clock.now() + timedelta(seconds=4) and game.warn_at is None
+    assert not [n for n in world.outbox.values() if n.kind is NoticeKind.DEAL and n.round == 2]
+    early = await play.expire(deps, game_id)
+    assert not early.dispatch and the_game(world, game_id).state.rounds_dealt == 1
+    clock.advance(4)
+    dealt = await play.expire(deps, game_id)
+    game = the_game(world, game_id)
+    assert dealt.dispatch and game.state.rounds_dealt == 2 and game.state.actor is not None
+    # The next turn's clock starts after the pause; each player learns how round 1 ended.
+    assert game.deadline == clock.now() + timedelta(seconds=90)
+    deals = [n for n in dealt.dispatch.notices if n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT)]
+    assert len(deals) == 3 and all(n.round == 2 for n in deals)
+    last = game.state.last_reveal
+    for notice in deals:
+        told = notice.payload.prev if notice.kind is NoticeKind.DEAL else notice.payload.last
+        assert told is not None and told.round == 1
+        assert told.card == last.card_of(notice.chat_id)
+        assert told.lost == (notice.chat_id in last.lowest)
+    # The new table recalls who lost a life at the reveal, with the card they held.
+    (table,) = [n for n in dealt.dispatch.notices if n.kind is NoticeKind.TABLE]
+    recap = table.payload.recap
+    assert recap.round == 1 and set(recap.lost) == set(last.lowest)
+    assert recap.cards == tuple(last.card_of(p) for p in recap.lost)
+
+
+async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
+    deps = replace(deps, turn_warning=20)
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    game = the_game(world, game_id)
+    actor, turn, deadline = game.state.actor, game.state.turn, game.deadline
+    assert game.warn_at == deadline - timedelta(seconds=20)
+    # The table, the prompt and the deadline agree on when the turn runs out.
+    (prompt,) = [n for n in world.outbox.values() if n.kind is NoticeKind.PROMPT]
+    assert prompt.payload.deadline == deadline
+    assert [g for g, _ in await play.due(deps)] == []
+    clock.advance(70)
+    assert [g for g, _ in await play.due(deps)] == [game_id]
+    nudged = await play.expire(deps, game_id)
+    assert nudged.deadline == deadline  # the timer is armed again for the turn's end
+    (nudge,) = nudged.dispatch.notices
+    assert nudge.kind is NoticeKind.NUDGE and nudge.chat_id == actor
+    assert nudge.payload.turn == turn and nudge.payload.seconds == 20
+    assert the_game(world, game_id).state.turn == turn  # nothing else moved
+    # Once only: the next wake-up is the deadline itself.
+    assert await play.due(deps) == [] and the_game(world, game_id).warn_at is None
+    again = await play.expire(deps, game_id)
+    assert not again.dispatch
+    clock.advance(20)
+    lapsed = await play.expire(deps, game_id)
+    assert lapsed.dispatch and the_game(world, game_id).state.turn == turn + 1
+
+
+async def test_no_nudge_on_a_short_turn_nor_for_a_turn_already_played(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    short = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=30)
+    short = replace(short, turn_warning=20)
+    game_id = await running_game(short, group, [ANN, BEN, CLEO])
+    assert the_game(world, game_id).warn_at is None  # 30 s is shorter than twice 20 s
+    long = replace(short, turn_timeout=90)
+    other = Chat(id=-100777, title="Other")
+    game_id = await running_game(
+        long, other, [person(21, "Eve"), person(22, "Fay"), person(23, "Gus")]
+    )
+    state = the_game(world, game_id).state
+    clock.advance(60)
+    await play.act(long, game_id, state.actor, "keep", state.turn)
+    # The press set a new clock for the next player; the old nudge time is gone with it.
+    game = the_game(world, game_id)
+    assert game.warn_at == clock.now() + timedelta(seconds=70)
+    assert not [n for n in world.outbox.values() if n.kind is NoticeKind.NUDGE]

@@ -286,7 +286,11 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         shown = plain(text)
         assert len(shown.encode("utf-16-le")) // 2 <= 4096
         # One row per seat, each with its card; the reveal says who lost a life.
-        rows = [line for line in shown.splitlines() if re.search(r" · (10|[2-9AJQK])[♣♦♥♠]( 💔)?$", line)]
+        rows = [
+            line
+            for line in shown.splitlines()
+            if re.search(r" · (10|[2-9AJQK])[♣♦♥♠]( 💔)?$", line)
+        ]
         assert len(rows) == 20, shown
         assert "💔" in shown.split("\n\n👀", 1)[1]
         assert len(shown.splitlines()) <= 25, shown
