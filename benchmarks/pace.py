@@ -9,7 +9,8 @@ chat per press: Telegram's 30 such calls a second across all groups divided by t
 the whole bot's ceiling in presses a second. ``--games K`` also runs K tables at once.
 
 Run: ``python benchmarks/pace.py [--sizes 3 6 10] [--rounds 6] [--games 0]``
-(about a minute per table size; SQLite in a temporary folder unless ``--database-url``).
+(about a minute per table size; SQLite in a temporary folder unless ``--database-url``;
+``--reveal-pause S``: the pause after each reveal, the bot's default unless set).
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ async def play(table: Table, rounds: int, deadline: float) -> None:
         pressed = time.monotonic()
 
 
-async def measure(size: int, rounds: int, games: int, database_url: str | None) -> None:
+async def measure(
+    size: int, rounds: int, games: int, database_url: str | None, reveal_pause: float
+) -> None:
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_bench_bot", rate_limit=True) as fake:
         with tempfile.TemporaryDirectory() as folder:
             url = database_url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
@@ -104,6 +107,7 @@ async def measure(size: int, rounds: int, games: int, database_url: str | None) 
                 api_base_url=fake.base_url,
                 turn_timeout=600,
                 lobby_timeout=3600,
+                reveal_pause=reveal_pause,
             )
             async with running_bot(settings, random.Random(size)):
                 tables = [
@@ -163,12 +167,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--games", type=int, default=0, help="also run this many tables at once")
     parser.add_argument("--database-url", default=None)
+    parser.add_argument(
+        "--reveal-pause",
+        type=float,
+        default=Settings.model_fields["reveal_pause"].default,
+        help="seconds between a reveal and the next deal (the bot's default unless set)",
+    )
     args = parser.parse_args()
     configure_logging("ERROR")
     for size in args.sizes:
-        asyncio.run(measure(size, args.rounds, 1, args.database_url))
+        asyncio.run(measure(size, args.rounds, 1, args.database_url, args.reveal_pause))
     if args.games:
-        asyncio.run(measure(6, args.rounds, args.games, args.database_url))
+        asyncio.run(measure(6, args.rounds, args.games, args.database_url, args.reveal_pause))
 
 
 if __name__ == "__main__":
