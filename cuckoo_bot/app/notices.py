@@ -166,6 +166,8 @@ class GameOverView:
     rounds: int = 0
     out: tuple[Exit, ...] = ()  # in the order players went out
     changes: tuple[RatingChange, ...] = ()  # the group's table this month
+    # Everyone in the order they finished, with their place (players out together share it).
+    places: tuple[tuple[PlayerId, int], ...] = ()
     # The "Play again" key's time is up: it comes off the summary (nothing else changes).
     expired: bool = False
 
@@ -233,6 +235,7 @@ class PlayedNote:
     card: Card | None = None  # held after the move
     other: PlayerId | None = None  # the neighbour a swap was asked of
     king: Card | None = None  # a king that blocked the swap or the cut
+    revealed: bool = False  # the move ended the round: the cards are on the table
 
 
 @dataclass(frozen=True)
@@ -499,12 +502,17 @@ class Notices:
             ),
             key=lambda e: e.round,
         )
+        ranks = finishing_ranks(state)
+        places = tuple(sorted(ranks.items(), key=lambda item: item[1]))
         notice.payload = dataclasses.replace(
-            notice.payload, rounds=state.rounds_dealt, out=tuple(out), changes=changes
+            notice.payload,
+            rounds=state.rounds_dealt,
+            out=tuple(out),
+            changes=changes,
+            places=places if state.winners else (),
         )
         if not state.winners:
             return
-        ranks = finishing_ranks(state)
         moved = {c.player: c for c in changes}
         for seat in state.seats:
             if is_computer(seat.player):

@@ -56,7 +56,7 @@ def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
     return Reply(f"done_{move}", card)
 
 
-def _played(answer: Reply, round_no: int, turn: int) -> PlayedNote:
+def _played(answer: Reply, round_no: int, turn: int, revealed: bool) -> PlayedNote:
     """The answer to a press, for the prompt it was pressed on."""
     params = answer.params
     return PlayedNote(
@@ -66,6 +66,7 @@ def _played(answer: Reply, round_no: int, turn: int) -> PlayedNote:
         card=Card.from_code(params["card"]) if "card" in params else None,
         other=params.get("player"),
         king=Card.from_code(params["king"]) if "king" in params else None,
+        revealed=revealed,
     )
 
 
@@ -141,7 +142,8 @@ async def act(
         players = await uow.players.get_many(people(game))
         known = players.get(player)
         if known is None or known.can_dm is not False:  # asked privately: answered there too
-            notices.played(player, _played(answer, rnd.number if rnd else 0, turn))
+            revealed = any(isinstance(e, Revealed) for e in events)
+            notices.played(player, _played(answer, rnd.number if rnd else 0, turn, revealed))
         await advance(uow, deps, game, notices, now)
         dispatch = await publish(uow, game, notices, players)
         await uow.games.save(game)

@@ -253,6 +253,8 @@ MESSAGES: dict[str, str] = {
     "reply_timed_out": "⏱ Time ran out: you kept {card}.",
     # Under the answer on the prompt a player pressed.
     "played_wait": "The reveal comes when everyone has played.",
+    # ...when the press ended the round (the next deal comes after a short pause).
+    "played_revealed": "👀 Cards on the table: the group shows them. The next round comes in a moment.",
     "reply_done_keep": "You kept {card}.",
     "reply_done_swap": "You swapped with {player}: you now hold {card}.",
     "reply_done_blocked": "{player} shows the {king}: no swap. You keep {card}.",

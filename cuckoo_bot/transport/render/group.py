@@ -76,7 +76,7 @@ class GroupPart(Part):
         if view.rounds:
             rounds = self.tr.count(lang, "count_rounds", view.rounds)
             lines += ["", t(lang, "summary_rounds", rounds=rounds)]
-        if view.out or view.changes:
+        if view.places:
             lines += ["", t(lang, "summary_podium"), *self._podium(view, players, lang)]
         keyboard = None
         if game is not None:
@@ -85,22 +85,14 @@ class GroupPart(Part):
         return Rendered(fit("\n".join(lines)), keyboard)
 
     def _podium(self, view: GameOverView, players: Players, lang: str) -> list[str]:
-        """Everyone in the order they finished: the winners, then who went out last; players
-        out in the same round share a place. Each line: the round they went out, the points
-        the game won or cost them in the group's table this month, and their place there."""
+        """Everyone in the order they finished (players out in the same round share a place),
+        each with the round they went out, the points the game won or cost them in the group's
+        table this month, and their place there."""
         t = self.tr.t
         out = {e.player: e.round for e in view.out}
         changes = {c.player: c for c in view.changes}
-        seated = [*view.winners, *sorted(out, key=lambda p: -out[p])]
-        seated += [p for p in changes if p not in seated]
-        lines, place = [], 0
-        for index, player in enumerate(seated):
-            before = seated[index - 1] if index else None
-            tied = before is not None and (
-                (player in view.winners and before in view.winners)
-                or (player in out and before in out and out[player] == out[before])
-            )
-            place = place if tied else index + 1
+        lines = []
+        for player, place in view.places:
             details = []
             if player in out:
                 details.append(t(lang, "podium_out", round=out[player]))

@@ -153,7 +153,7 @@ class PrivatePart(ReplyPart):
         lines = [
             self._where(game, note.round, lang),
             f"{mark}{done}",
-            self.tr.t(lang, "played_wait"),
+            self.tr.t(lang, "played_revealed" if note.revealed else "played_wait"),
         ]
         return Rendered("\n".join(lines))
 

@@ -10,6 +10,7 @@ from cuckoo_bot.app import chats, dispatch, lobby, play, queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, Player
 from cuckoo_bot.app.notices import NoticeKind
+from cuckoo_bot.app.results import Outcome
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.engine import apply
@@ -395,6 +396,10 @@ async def test_the_end_of_a_game_sums_it_up_with_each_players_move_in_the_league
         key=lambda p: game.state.seat(p).eliminated_in_round,
     )
     assert [e.round for e in view.out] == sorted(e.round for e in view.out)
+    # The podium: the winners first, then who went out last; everyone seated has a place.
+    assert {p for p, _ in view.places} == set(game.seats)
+    assert [p for p, place in view.places if place == 1] == list(game.state.winners)
+    assert [p for p, _ in view.places][len(view.winners) :] == [e.player for e in view.out][::-1]
     # Each person's change is their new points in the group's table this month (all start at 0),
     # and their place there; the computer seat is not ranked.
     season = next(k[1] for k in world.standings if k[1] != ALL_TIME)
@@ -520,13 +525,14 @@ async def test_a_forged_key_cannot_seat_anyone_in_another_groups_lobby(
     assert the_game(world, opened.game_id).seats == [ANN.id]
 
 
-async def play_to_the_first_reveal(deps: Deps, world: World, game_id: int) -> None:
-    """Everyone keeps until the round is revealed."""
-    while the_game(world, game_id).state.rounds_dealt == 1:
+async def play_to_the_first_reveal(deps: Deps, world: World, game_id: int) -> Outcome:
+    """Everyone keeps until the round is revealed; the last press's outcome."""
+    state = the_game(world, game_id).state
+    while True:
+        pressed = await play.act(deps, game_id, state.actor, "keep", state.turn)
         state = the_game(world, game_id).state
-        if state.actor is None:
-            return
-        await play.act(deps, game_id, state.actor, "keep", state.turn)
+        if state.actor is None or state.rounds_dealt > 1:
+            return pressed
 
 
 async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_clock(
@@ -535,7 +541,10 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
     deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
     deps = replace(deps, reveal_pause=4)
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
-    await play_to_the_first_reveal(deps, world, game_id)
+    last = await play_to_the_first_reveal(deps, world, game_id)
+    # The press that ended the round says the cards are on the table.
+    (played,) = [n for n in last.dispatch.notices if n.kind is NoticeKind.PLAYED]
+    assert played.payload.revealed
     game = the_game(world, game_id)
     # Revealed, and nothing dealt yet: the table shows the reveal alone for the pause.
     assert game.state.rounds_dealt == 1 and game.state.actor is None

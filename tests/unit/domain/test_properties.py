@@ -27,7 +27,7 @@ from cuckoo_bot.domain.events import (
     TimedOut,
 )
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
-from cuckoo_bot.domain.state import GameState, Phase
+from cuckoo_bot.domain.state import GameState, Phase, finishing_ranks
 
 house_rules = st.builds(
     HouseRules,
@@ -197,6 +197,35 @@ class CuckooTable(RuleBasedStateMachine):
             assert active == 0 and len(state.sudden_death) >= 2
         if state.finished:
             assert state.actor is None and not legal_actions(state)
+
+    @invariant()
+    def the_last_reveal_is_the_newest_round_shown_and_its_lowest_lost(self) -> None:
+        last = self.state.last_reveal
+        if last is None:
+            return
+        assert last.round <= self.state.rounds_dealt
+        lowest = min(card.rank for card in last.cards)
+        assert set(last.lowest) == {
+            p for p, c in zip(last.order, last.cards, strict=True) if c.rank == lowest
+        }
+        assert all(last.lost(p) for p in last.lowest)
+
+    @invariant()
+    def places_follow_the_order_players_went_out(self) -> None:
+        state = self.state
+        if not state.finished or not state.winners:
+            return
+        ranks = finishing_ranks(state)
+        assert {p for p, place in ranks.items() if place == 1} == set(state.winners)
+        for a in state.players:
+            for b in state.players:
+                out_a = state.seat(a).eliminated_in_round
+                out_b = state.seat(b).eliminated_in_round
+                if a in state.winners or b in state.winners or out_a is None or out_b is None:
+                    continue
+                # Out later is a better place; out in the same round, the same place.
+                assert (ranks[a] < ranks[b]) == (out_a > out_b)
+                assert (ranks[a] == ranks[b]) == (out_a == out_b)
 
 
 TestCuckooTable = CuckooTable.TestCase

@@ -355,6 +355,7 @@ def test_the_summary_of_a_twenty_player_game_with_long_names_fits_one_message() 
         rounds=61,
         out=tuple(Exit(i, 3 * i) for i in range(1, 20)),
         changes=tuple(RatingChange(i, 40 - 4 * i, 21 - i) for i in range(1, 21)),
+        places=((20, 1), *((i, 21 - i) for i in range(19, 0, -1))),
     )
     game = Game(
         chat_id=-1,
@@ -407,6 +408,7 @@ def test_the_end_is_a_podium_in_finishing_order_with_points_and_places() -> None
             RatingChange(1, -8, 4),
             RatingChange(4, -12, 5),
         ),
+        places=((3, 1), (2, 2), (1, 3), (4, 3), (-5, 5)),
     )
     game = _table_game()
     cast = renderer.cast(NAMED, game.seats, "en")
