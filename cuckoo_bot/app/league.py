@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -90,14 +91,37 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[Rat
 
 
 def _rate(rows: dict[PlayerId, Standing], results: list[PlayerResult]) -> None:
-    """A multiplayer rating update: each player is a team of one, ranked by finishing order."""
+    """A multiplayer rating update: each player is a team of one, ranked by finishing order.
+
+    Players who finished together (out in the same round) are rated as the average over
+    strict orders in which each of them takes each of their shared places in turn: OpenSkill's
+    own handling of a tie can rate a tied pair below the player who finished after them (a
+    podium would read as a contradiction), while a strict order never does. Written here
+    because the library offers no such option; ties are small, so a few orders suffice.
+    """
     if len(results) < 2:
         return
-    teams = [
-        [_MODEL.rating(mu=rows[r.player].rating_mu, sigma=rows[r.player].rating_sigma)]
-        for r in results
-    ]
-    rated = _MODEL.rate(teams, ranks=[r.rank for r in results])
-    for result, team in zip(results, rated, strict=True):
-        rows[result.player].rating_mu = team[0].mu
-        rows[result.player].rating_sigma = team[0].sigma
+    shared: dict[int, list[int]] = {}  # a finishing place: the results that share it
+    for index, result in enumerate(results):
+        shared.setdefault(result.rank, []).append(index)
+    turns = math.lcm(*(len(group) for group in shared.values()))
+    mu = [0.0] * len(results)
+    sigma = [0.0] * len(results)
+    for turn in range(turns):
+        order = [0.0] * len(results)
+        place = 1
+        for rank in sorted(shared):
+            group = shared[rank]
+            for offset, index in enumerate(group):
+                order[index] = place + (offset + turn) % len(group)
+            place += len(group)
+        teams = [
+            [_MODEL.rating(mu=rows[r.player].rating_mu, sigma=rows[r.player].rating_sigma)]
+            for r in results
+        ]
+        for index, team in enumerate(_MODEL.rate(teams, ranks=order)):
+            mu[index] += team[0].mu / turns
+            sigma[index] += team[0].sigma / turns
+    for index, result in enumerate(results):
+        rows[result.player].rating_mu = mu[index]
+        rows[result.player].rating_sigma = sigma[index]
