@@ -298,8 +298,10 @@ class PrivateLane(Lane):
             await self.expire_keys(notice)
             return
         prompts = self._live_prompts(notice)
+        # The round that ended for the player (the game may have dealt the next one since).
         rnd = game.state.round if game.state is not None else None
-        played = self._played_in(notice, rnd.number if rnd is not None else None)
+        ended = note.prev.round if note.prev is not None else rnd.number if rnd else None
+        played = self._played_in(notice, ended)
         if played is not None and (not prompts or prompts[-1].message_id < played.message_id):
             prompts = [*prompts, played]  # the answered prompt of the last round ends the game
         lang = self.language(notice)
