@@ -163,9 +163,11 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
             await uow.commit()
             return outcome
         if game is not None and game.warn_at is not None and game.warn_at <= now:
-            outcome = await _nudge(uow, game, now)
-            await uow.commit()
-            return outcome
+            if game.deadline is not None and game.deadline > now:
+                outcome = await _nudge(uow, game, now)
+                await uow.commit()
+                return outcome
+            game.warn_at = None  # woken late (the bot was down): the turn is over, no reminder
         if game is None or not game.status.open or game.deadline is None or game.deadline > now:
             await uow.commit()
             return Outcome(game_id=game_id, deadline=game.wake if game else None)

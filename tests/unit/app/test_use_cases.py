@@ -622,3 +622,16 @@ async def test_no_nudge_on_a_short_turn_nor_for_a_turn_already_played(
     game = the_game(world, game_id)
     assert game.warn_at == clock.now() + timedelta(seconds=70)
     assert not [n for n in world.outbox.values() if n.kind is NoticeKind.NUDGE]
+
+
+async def test_a_bot_woken_after_the_turn_ran_out_sends_no_late_reminder(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
+    deps = replace(deps, turn_warning=20)
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO])
+    turn = the_game(world, game_id).state.turn
+    clock.advance(95)  # down past the nudge and the deadline: the turn simply lapses
+    fired = await play.expire(deps, game_id)
+    assert the_game(world, game_id).state.turn == turn + 1
+    assert not [n for n in fired.dispatch.notices if n.kind is NoticeKind.NUDGE]
