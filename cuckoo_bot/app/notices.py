@@ -236,6 +236,9 @@ class PlayedNote:
     other: PlayerId | None = None  # the neighbour a swap was asked of
     king: Card | None = None  # a king that blocked the swap or the cut
     revealed: bool = False  # the move ended the round: the cards are on the table
+    # The first to play in a round: how their last round ended, which their prompt's first
+    # line told (nothing else did), kept atop the answer and what follows on that message.
+    last: RoundResult | None = None
 
 
 @dataclass(frozen=True)
@@ -417,7 +420,7 @@ class Notices:
                 dealer=event.dealer,
                 position=position + 1,
                 players=len(event.order),
-                prev=self._results.pop(player, None) or _last_result(state, player, event.round),
+                prev=self._results.pop(player, None) or last_result(state, player, event.round),
             )
             self._put(("deal", player), NoticeKind.DEAL, player, note)
 
@@ -570,7 +573,7 @@ class Notices:
             prev=prev,
             again=rnd.cuts_made > 0 and rnd.actor_is_dealer,
             acts=rnd.acts,
-            last=_last_result(state, actor, rnd.number),
+            last=last_result(state, actor, rnd.number),
         )
         if can_write.get(actor, True):
             self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)
@@ -594,11 +597,11 @@ class Notices:
 
 def _results_of(state: GameState, event: Revealed) -> dict[PlayerId, RoundResult]:
     """How the round just revealed ended for each player in it."""
-    results = (_last_result(state, player, event.round + 1) for player in event.order)
+    results = (last_result(state, player, event.round + 1) for player in event.order)
     return {r_player: r for r_player, r in zip(event.order, results, strict=True) if r}
 
 
-def _last_result(state: GameState, player: PlayerId, round_no: int) -> RoundResult | None:
+def last_result(state: GameState, player: PlayerId, round_no: int) -> RoundResult | None:
     """How the round before ``round_no`` ended for ``player``, when it was revealed."""
     last = state.last_reveal
     card = last.card_of(player) if last is not None else None

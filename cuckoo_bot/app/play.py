@@ -17,6 +17,8 @@ from cuckoo_bot.app.notices import (
     NoticeKind,
     NudgeNote,
     PlayedNote,
+    RoundResult,
+    last_result,
 )
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, refused
@@ -56,7 +58,9 @@ def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
     return Reply(f"done_{move}", card)
 
 
-def _played(answer: Reply, round_no: int, turn: int, revealed: bool) -> PlayedNote:
+def _played(
+    answer: Reply, round_no: int, turn: int, revealed: bool, last: RoundResult | None
+) -> PlayedNote:
     """The answer to a press, for the prompt it was pressed on."""
     params = answer.params
     return PlayedNote(
@@ -67,7 +71,17 @@ def _played(answer: Reply, round_no: int, turn: int, revealed: bool) -> PlayedNo
         other=params.get("player"),
         king=Card.from_code(params["king"]) if "king" in params else None,
         revealed=revealed,
+        last=last,
     )
+
+
+def _recalled(state: GameState, player: PlayerId) -> RoundResult | None:
+    """For the first to play in a round: how their last round ended, which only their prompt's
+    first line told (the others read it with their card at the deal)."""
+    rnd = state.round
+    if rnd is None or state.phase is not Phase.TURNS or rnd.order[0] != player:
+        return None
+    return last_result(state, player, rnd.number)
 
 
 def _already(state: GameState, player: PlayerId) -> Reply | None:
@@ -128,6 +142,7 @@ async def act(
             await uow.commit()
             return refused("stale_turn")
         notices = notices_for(game)
+        recalled = _recalled(game.state, player)
         try:
             events = step(game, kind(player, turn), now, notices, actor=player)
         except RuleError as error:
@@ -143,7 +158,8 @@ async def act(
         known = players.get(player)
         if known is None or known.can_dm is not False:  # asked privately: answered there too
             revealed = any(isinstance(e, Revealed) for e in events)
-            notices.played(player, _played(answer, rnd.number if rnd else 0, turn, revealed))
+            note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled)
+            notices.played(player, note)
         await advance(uow, deps, game, notices, now)
         dispatch = await publish(uow, game, notices, players)
         await uow.games.save(game)
@@ -179,10 +195,12 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
         notices = notices_for(game)
         if game.state.phase is Phase.TURNS and game.state.round is not None:
             rnd, turn, actor = game.state.round, game.state.turn, game.state.round.actor
+            recalled = _recalled(game.state, actor)
             step(game, Timeout(turn), now, notices)
             # The lapsed prompt says so, its keys gone (the player kept their card).
             kept = game.state.round.card_of(actor) if game.state.round is not None else None
-            notices.played(actor, PlayedNote(rnd.number, turn, "timed_out", card=kept))
+            lapsed = PlayedNote(rnd.number, turn, "timed_out", card=kept, last=recalled)
+            notices.played(actor, lapsed)
         await advance(uow, deps, game, notices, now)
         dispatch = await publish(uow, game, notices)
         await uow.games.save(game)

@@ -225,6 +225,8 @@ def compare_with_golden(path: Path, actual: str) -> None:
 _MARK = "\x00{}\x00"
 CARD_PATTERN = r"(?:10|[2-9AJQK])[♣♦♥♠]"
 RESULT_KEYS = ("result_safe", "result_lost", "result_lost_timeout", "result_out", "result_gathered")
+# A prompt's first line: how the player's last round ended (its number in the line).
+RECALL_KEYS = ("last_safe", "last_lost", "last_lost_timeout")
 # A shared win ends the last round without its result line (it would say "your last life").
 SHARED_WIN_KEY = "close_you_won_shared"
 
@@ -239,13 +241,17 @@ def _catalog_pattern(tr: Translator, lang: str, key: str, **groups: str) -> str:
     return pattern
 
 
-def _private_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _private_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(round header, result line) in every language, each a whole line: ``🃏 <chat> · round
     3`` (one group per language holds the number), and "💔 You held 2♣ and lost a life. ❤️❤️"
     or another way a round ended for the player."""
     tr = Translator()
-    heads, results = [], []
+    heads, results, recalls = [], [], []
     for lang in SUPPORTED_LANGUAGES:
+        recalls += [
+            _catalog_pattern(tr, lang, key, round=r"(\d+)", card=CARD_PATTERN)
+            for key in RECALL_KEYS
+        ]
         heads.append(_catalog_pattern(tr, lang, "private_head", chat=".+?", round=r"(\d+)"))
         results += [
             _catalog_pattern(tr, lang, key, card=CARD_PATTERN, lives=".*?") for key in RESULT_KEYS
@@ -254,10 +260,11 @@ def _private_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return (
         re.compile("^(?:" + "|".join(heads) + ")$", re.M),
         re.compile("^(?:" + "|".join(results) + ")$", re.M),
+        re.compile("^(?:" + "|".join(recalls) + ")$", re.M),
     )
 
 
-HEAD, RESULT = _private_patterns()
+HEAD, RESULT, RECALL = _private_patterns()
 
 
 def _blocks(text: str) -> Iterator[tuple[int, int, str]]:
@@ -275,6 +282,12 @@ def _results(text: str) -> Iterator[tuple[int, int]]:
     for number, offset, block in _blocks(text):
         if RESULT.search(block):
             yield number, offset
+
+
+def _recalls(text: str) -> Iterator[tuple[int, int]]:
+    """(round, offset) of each round a prompt's first line recalls the end of."""
+    for recall in RECALL.finditer(text):
+        yield int(next(g for g in recall.groups() if g is not None)), recall.start()
 
 
 def _move_rounds(markup: Any) -> set[int]:
@@ -316,7 +329,7 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
     asked: dict[int, tuple[int, int]] = {}  # round -> (call, offset) where its turn was first asked
     for index, call in enumerate(calls):
         text = call.result.get("text") or ""
-        for number, offset in _results(text):
+        for number, offset in [*_results(text), *_recalls(text)]:
             told.setdefault(number, (index, offset))
         heads = {number: offset for number, offset, _ in _blocks(text)}
         for number in _move_rounds(call.result.get("reply_markup")):
@@ -330,6 +343,7 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
             )
 
     seen: list[tuple[int, int, int]] = []  # (message, offset, round) of each result
+    recalled: list[tuple[int, int, int]] = []  # the same, for a prompt's first line
     dealt: dict[int, tuple[int, int]] = {}  # round -> where it first reads
     for msg in fake.messages(chat_id, include_deleted=False):
         if not msg.from_bot or not msg.text:
@@ -337,12 +351,17 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
         for number, offset, _ in _blocks(msg.text):
             dealt.setdefault(number, (msg.message_id, offset))
         seen += [(msg.message_id, offset, n) for n, offset in _results(msg.text)]
+        recalled += [(msg.message_id, offset, n) for n, offset in _recalls(msg.text)]
     shown = fake.transcript(chat_id)
     for number in dealt:
+        # A round's result line shows once; the next prompt's first line may recall it (for
+        # the first to play, it is where the round's end is told).
         places = [(m, o) for m, o, n in seen if n == number]
-        assert len(places) == 1, f"chat {chat_id}: round {number} ends {len(places)} times\n{shown}"
+        assert len(places) <= 1, f"chat {chat_id}: round {number} ends {len(places)} times\n{shown}"
+        places += [(m, o) for m, o, n in recalled if n == number]
+        assert places, f"chat {chat_id}: how round {number} ended is never told\n{shown}"
         later = [where for n, where in dealt.items() if n > number]
-        assert all(places[0] < where for where in later), (
+        assert all(min(places) < where for where in later), (
             f"chat {chat_id}: how round {number} ended reads below a later round\n{shown}"
         )
 

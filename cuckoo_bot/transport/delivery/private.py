@@ -186,6 +186,15 @@ class PrivateLane(Lane):
         self.context.remember(cleared)
         self.result.shown.append(cleared)
 
+    def _keep_recall(self, target: SentMessage, rendered: Rendered, lang: str) -> Rendered:
+        """The first player's answered prompt keeps the line recalling how their last round
+        ended (told nowhere else in the chat) over whatever that message becomes next."""
+        payload = target.notice.payload
+        if not isinstance(payload, PlayedNote) or payload.last is None:
+            return rendered
+        line = self.courier.renderer.recall_line(payload.last, lang)
+        return replace(rendered, text=f"{line}\n{rendered.text}")
+
     async def _tell_result(
         self,
         prompts: list[SentMessage],
@@ -207,6 +216,8 @@ class PrivateLane(Lane):
         try:
             for old in prompts:
                 shown = self.courier.renderer.result(prev, game, lang) if old is told else None
+                if shown is not None:
+                    shown = self._keep_recall(old, shown, lang)
                 await self._clear(old, shown, notice)
         except (Unreachable, Forbidden):
             raise
@@ -229,6 +240,7 @@ class PrivateLane(Lane):
         if last and last.message_id == newest and not self.courier.doubted(self.chat_id):
             # The last prompt is what the player sees: it becomes the new deal, keys gone.
             rendered = render.deal(note, game, self.context.players, lang, with_result=True)
+            rendered = self._keep_recall(last, rendered, lang)
             if await self.courier.calls.edit(self.chat_id, last.message_id, rendered):
                 self.done(notice, last.message_id, None)
                 for old in prompts:
@@ -264,10 +276,14 @@ class PrivateLane(Lane):
         if again and await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
             self.done(notice, prompts[-1].message_id, rendered.keyboard)
             return
-        played = self._played_in(notice, note.prev.round if note.prev else None)
+        # The prompt's first line tells how the player's last round ended: the answered prompt
+        # of that round is left as it is (one edit less), older prompts only lose their keys.
+        # A round that ended without a reveal (gathered) is told on its prompt as before.
+        prev = None if note.last is not None else note.prev
+        played = self._played_in(notice, prev.round if prev else None)
         if played is not None and not any(p.notice.round == played.notice.round for p in prompts):
             prompts.append(played)  # the last round's result goes on its answered prompt
-        await self._tell_result(prompts, note.prev, game, lang, notice)
+        await self._tell_result(prompts, prev, game, lang, notice)
         await self._send(notice, rendered)
 
     async def expire_keys(self, notice: Notice) -> None:
@@ -321,7 +337,8 @@ class PrivateLane(Lane):
             for old in prompts:
                 await self._clear(old, None, notice)
             return
-        if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
+        kept = self._keep_recall(prompts[-1], rendered, lang)
+        if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, kept):
             self.done(notice, prompts[-1].message_id, None)
         else:
             await self._send(notice, rendered)  # deleted by the player: a new message

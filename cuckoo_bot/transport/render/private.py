@@ -104,7 +104,7 @@ class PrivatePart(ReplyPart):
             ask = t(lang, "prompt_turn_dealer", clock=clock)
         else:
             ask = t(lang, "prompt_turn", target=name_of(players, note.target), clock=clock)
-        lines = [] if note.last is None else [self._last_line(note.last, lang)]
+        lines = [] if note.last is None else [self.recall_line(note.last, lang)]
         lines += [
             self._where(game, note.round, lang),
             held,
@@ -118,7 +118,7 @@ class PrivatePart(ReplyPart):
         row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
         return Rendered("\n".join(lines), keys([row]))
 
-    def _last_line(self, last: RoundResult, lang: str) -> str:
+    def recall_line(self, last: RoundResult, lang: str) -> str:
         """The player's last round in a line, atop their next prompt."""
         key = "last_safe"
         if last.lost:
@@ -150,7 +150,8 @@ class PrivatePart(ReplyPart):
         players = self.cast(known, game.seats, lang)
         done = self.reply(lang, Reply(note.answer, params), players)
         mark = "" if note.answer == "timed_out" else "✅ "  # that answer has its own clock
-        lines = [
+        lines = [] if note.last is None else [self.recall_line(note.last, lang)]
+        lines += [
             self._where(game, note.round, lang),
             f"{mark}{done}",
             self.tr.t(lang, "played_revealed" if note.revealed else "played_wait"),
