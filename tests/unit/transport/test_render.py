@@ -435,3 +435,40 @@ def test_a_shared_win_is_told_as_one_to_each_winner_never_beside_a_lost_last_lif
     assert "Ann" in theirs and "Ben" in theirs and "2♣" in theirs
     alone = CloseNote(reason="game_over", winners=(1,))
     assert "You won" in renderer.close(alone, _table_game(), NAMED, "en", reader=1).text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_turn_shows_when_it_runs_out_and_the_first_player_keeps_their_last_round_in_view(
+    lang: str,
+) -> None:
+    from datetime import timedelta
+
+    game = _table_game()
+    deadline = START + timedelta(seconds=60)
+    last = RoundResult(round=4, card=Card.from_code("6S"), lost=True, lives=2)
+    note = PromptNote(
+        round=5,
+        turn=21,
+        card=Card.from_code("QH"),
+        lives=2,
+        options=("keep", "swap"),
+        target=2,
+        last=last,
+        deadline=deadline,
+    )
+    html_text = renderer.prompt(note, game, NAMED, lang).text
+    # A date-time Telegram shows in the reader's zone; its text is the UTC time for old apps.
+    assert f'<tg-time unix="{int(deadline.timestamp())}" format="T">' in html_text
+    shown = plain(html_text)
+    first, rest = shown.split("\n", 1)
+    assert first.startswith("↩️") and "4" in first and "6♠" in first and "💔" in first
+    assert "60" in rest and deadline.strftime("%H:%M:%S") in rest
+    # Answered, the prompt keeps that first line (nothing else in the chat told that round).
+    played = PlayedNote(round=5, turn=21, answer="done_keep", card=Card.from_code("QH"), last=last)
+    answered = plain(renderer.played(played, game, NAMED, lang).text)
+    assert answered.split("\n", 1)[0] == first and "Q♥" in answered
+    # A time-out nudge names the seconds left and the time, and rings (not quiet).
+    from cuckoo_bot.app.notices import NudgeNote
+
+    nudge = renderer.nudge(NudgeNote(5, 21, deadline, seconds=20), game, lang)
+    assert "20" in plain(nudge.text) and "tg-time" in nudge.text and not nudge.quiet
