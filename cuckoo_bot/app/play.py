@@ -76,10 +76,13 @@ def _played(
 
 
 def _recalled(state: GameState, player: PlayerId) -> RoundResult | None:
-    """For the first to play in a round: how their last round ended, which only their prompt's
-    first line told (the others read it with their card at the deal)."""
+    """For the first person to play in a round (computer seats play at once, in the same
+    move): how their last round ended, which their prompt's first line told, as their card
+    came with it (the others read it with their card at the deal)."""
     rnd = state.round
-    if rnd is None or state.phase is not Phase.TURNS or rnd.order[0] != player:
+    if rnd is None or state.phase is not Phase.TURNS:
+        return None
+    if any(a.player != player and not is_computer(a.player) for a in rnd.acts):
         return None
     return last_result(state, player, rnd.number)
 

@@ -397,6 +397,37 @@ async def test_a_seeded_game_of_people_reads_as_its_golden_transcript(
         compare_with_golden(golden_path(players, lang), transcript(fake, people))
 
 
+async def test_with_computer_seats_every_private_chat_still_tells_each_round_in_order(
+    sqlite_template: Path, tmp_path: Path
+) -> None:
+    """Computer seats play at once: a person is often the first to be asked in a round, their
+    card coming with the prompt; each round's end is still told, in order, in their chat."""
+    people = list(PEOPLE[:2])
+    ids = [p.id for p in people]
+    database = tmp_path / "cuckoo.db"
+    shutil.copyfile(sqlite_template, database)
+    async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME) as fake:
+        settings = bot_settings(f"sqlite+aiosqlite:///{database}", fake.base_url)
+        async with running_bot(settings, random.Random(1)) as runtime:
+            for p in people:
+                fake.add_user(p.id, p.first_name, p.last_name, p.username, language_code="en")
+            fake.add_group(GROUP, GROUP_TITLE, type="supergroup", members=ids, admins=[ids[0]])
+            table = TableDriver(fake, GROUP)
+            for user in ids:
+                await table.say(user, "/start", chat_id=user)
+                await fake.wait_for_message(user)
+            await table.start_game(ids[0], ids, computers=4)
+
+            async def before_press(prompt: Prompt) -> None:
+                await settle(fake, runtime.deps)
+
+            await play_out(table, ids, 6, check=before_press)
+            await settle(fake, runtime.deps)
+        assert_every_call_accepted(fake)
+        for user in ids:
+            assert_results_before_prompts(fake, user)
+
+
 # -- the order check itself, on private chats written by hand ------------------------------------
 
 ANN = 401

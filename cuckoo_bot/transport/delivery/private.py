@@ -187,12 +187,18 @@ class PrivateLane(Lane):
         self.result.shown.append(cleared)
 
     def _keep_recall(self, target: SentMessage, rendered: Rendered, lang: str) -> Rendered:
-        """The first player's answered prompt keeps the line recalling how their last round
-        ended (told nowhere else in the chat) over whatever that message becomes next."""
+        """The first person of a round keeps, on their prompt, the line recalling how their
+        last round ended (their card came with that prompt, so no deal told it) over whatever
+        that message becomes next: their answer, then the round's result."""
         payload = target.notice.payload
-        if not isinstance(payload, PlayedNote) or payload.last is None:
+        last = None
+        if isinstance(payload, PlayedNote):
+            last = payload.last
+        elif isinstance(payload, PromptNote) and payload.prev is not None:
+            last = payload.last  # the card was dealt with this prompt
+        if last is None:
             return rendered
-        line = self.courier.renderer.recall_line(payload.last, lang)
+        line = self.courier.renderer.recall_line(last, lang)
         return replace(rendered, text=f"{line}\n{rendered.text}")
 
     async def _tell_result(
@@ -276,13 +282,15 @@ class PrivateLane(Lane):
         if again and await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
             self.done(notice, prompts[-1].message_id, rendered.keyboard)
             return
-        # The prompt's first line tells how the player's last round ended: the answered prompt
-        # of that round is left as it is (one edit less), older prompts only lose their keys.
-        # A round that ended without a reveal (gathered) is told on its prompt as before.
-        prev = None if note.last is not None else note.prev
+        prev = note.prev
         played = self._played_in(notice, prev.round if prev else None)
         if played is not None and not any(p.notice.round == played.notice.round for p in prompts):
             prompts.append(played)  # the last round's result goes on its answered prompt
+        told = next((p for p in reversed(prompts) if prev and p.notice.round == prev.round), None)
+        if note.last is not None and told is not None and told.notice.kind is NoticeKind.PLAYED:
+            # The prompt's first line tells how that round ended: its answered prompt stays
+            # as it is (an edit less); a prompt never answered still gets the result.
+            prev = None
         await self._tell_result(prompts, prev, game, lang, notice)
         await self._send(notice, rendered)
 
