@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES
 from cuckoo_bot.config import Settings, SettingsError
 from cuckoo_bot.persistence.migrate import DatabaseUnusable
 
@@ -35,7 +35,10 @@ def _parser() -> argparse.ArgumentParser:
         "--players", type=int, default=4, help="players at the table, 3..20 (default 4)"
     )
     demo.add_argument(
-        "--lang", default="en", choices=SUPPORTED_LANGUAGES, help="language (default en)"
+        "--lang",
+        default=DEFAULT_LANGUAGE,
+        choices=SUPPORTED_LANGUAGES,
+        help=f"language (default {DEFAULT_LANGUAGE})",
     )
     demo.add_argument("--seed", type=int, default=None, help="seed the shuffle to replay a demo")
     return parser

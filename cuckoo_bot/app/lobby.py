@@ -8,7 +8,7 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
-from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, is_computer
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import LobbyView
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply
@@ -116,7 +116,7 @@ async def open_lobby(
             created_at=now,
             thread_id=thread_id,
             deadline=now + timedelta(seconds=deps.lobby_timeout),
-            language=stored.language or "en",
+            language=stored.language or DEFAULT_LANGUAGE,
         )
         stored_user = await uow.players.get(user.id)
         if stored_user is not None and stored_user.can_dm:

@@ -115,7 +115,7 @@ class Game:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     cancel_reason: str | None = None
-    language: str = "en"
+    language: str = DEFAULT_LANGUAGE
     # Players of the previous game, invited by "Play again" to take a seat (not seated for them).
     offered: list[PlayerId] = field(default_factory=list)
     version: int = 0

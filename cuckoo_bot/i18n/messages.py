@@ -7,6 +7,8 @@ by the renderer. Lives are drawn as hearts, which keeps plural forms out of the 
 
 from __future__ import annotations
 
+SOURCE_LANGUAGE = "en"  # the language these texts are written in; the catalogs translate them
+
 MESSAGES: dict[str, str] = {
     # -- help, rules, start -------------------------------------------------------------------
     "help_group": (

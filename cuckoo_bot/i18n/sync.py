@@ -28,10 +28,10 @@ from pathlib import Path
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, unescape, write_po
 
-from cuckoo_bot.i18n.messages import LANGUAGE_NAMES, MESSAGES
+from cuckoo_bot.i18n.messages import LANGUAGE_NAMES, MESSAGES, SOURCE_LANGUAGE
 from cuckoo_bot.i18n.translator import DOMAIN, LANGUAGES, LOCALES, placeholders
 
-TRANSLATED = tuple(language for language in LANGUAGES if language != "en")
+TRANSLATED = tuple(language for language in LANGUAGES if language != SOURCE_LANGUAGE)
 PROJECT = "Cuckoo"
 BUTTON_LIMIT = 30  # characters; inline keyboard labels must stay short
 WIDTH = 76

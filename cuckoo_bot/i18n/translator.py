@@ -11,8 +11,8 @@ from typing import Any
 from babel import Locale
 from babel.messages.pofile import read_po
 
-from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
-from cuckoo_bot.i18n.messages import MESSAGES
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES
+from cuckoo_bot.i18n.messages import MESSAGES, SOURCE_LANGUAGE
 
 LOCALES = Path(__file__).parent / "locales"
 DOMAIN = "cuckoo"
@@ -27,7 +27,7 @@ def catalog_path(language: str) -> Path:
 @cache
 def load_catalog(language: str) -> dict[str, str]:
     """key -> translated text, from the language's .po file (msgctxt is the key)."""
-    if language == "en":
+    if language == SOURCE_LANGUAGE:
         return dict(MESSAGES)
     path = catalog_path(language)
     with path.open("rb") as handle:
@@ -59,7 +59,7 @@ def placeholders(text: str) -> set[str]:
 class Translator:
     """``t(lang, key, **params)``; a missing translation falls back to English."""
 
-    def __init__(self, default: str = "en") -> None:
+    def __init__(self, default: str = DEFAULT_LANGUAGE) -> None:
         self.default = default
         for language in LANGUAGES:
             load_catalog(language)  # read every catalog at start-up, not on a hot path
@@ -69,7 +69,7 @@ class Translator:
         text = load_catalog(lang).get(key)
         if text is None:
             text = MESSAGES[key]
-            if lang != "en":
+            if lang != SOURCE_LANGUAGE:
                 log.warning("no %s translation for %s", lang, key)
         return text.format_map(params) if params or "{" in text else text
 

@@ -18,6 +18,7 @@ from telegram.ext import Application, ApplicationBuilder, Defaults
 from cuckoo_bot.app import dispatch as outbox
 from cuckoo_bot.app import play
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import CallLedger
 from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
@@ -158,13 +159,13 @@ async def _register_commands(
     start, none naming a chat. The commands go last: once they are set, the bot is ready."""
     bot = application.bot
     for language in LANGUAGES:
-        code = None if language == "en" else language
+        code = None if language == DEFAULT_LANGUAGE else language
         await bot.set_my_description(tr.t(language, "bot_description"), language_code=code)
         await bot.set_my_short_description(
             tr.t(language, "bot_short_description"), language_code=code
         )
     for language in LANGUAGES:
-        code = None if language == "en" else language
+        code = None if language == DEFAULT_LANGUAGE else language
         for scope, menu in (
             (BotCommandScopeAllGroupChats(), handlers.GROUP),
             (BotCommandScopeAllPrivateChats(), handlers.PRIVATE),

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from telegram.constants import InlineKeyboardButtonLimit
+
 from cuckoo_bot.app import model
 from cuckoo_bot.app.model import whole_number
 
 VERSION = "1"
-MAX_BYTES = 64
+MAX_BYTES = InlineKeyboardButtonLimit.MAX_CALLBACK_DATA  # 64 bytes
 
 # One letter per button kind.
 KEEP, SWAP, CUT = "k", "s", "c"

@@ -21,6 +21,7 @@ from telegram.ext import (
     filters,
 )
 
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport import callbacks as cb
@@ -129,7 +130,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     s = services(context)
     chat = update.effective_chat
-    lang = "en"
+    lang = DEFAULT_LANGUAGE
     try:
         lang = await language_of(s, update)
     except Exception:  # the database may be what failed: answer in English then

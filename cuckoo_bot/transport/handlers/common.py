@@ -16,7 +16,7 @@ from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import Chat, Player, supported_language
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.render import Renderer
@@ -75,7 +75,7 @@ async def language_of(s: Services, update: Update) -> str:
         return await queries.chat_language(s.deps, chat.id)
     if user is not None:
         return await queries.player_language(s.deps, user.id, user.language_code)
-    return "en"
+    return DEFAULT_LANGUAGE
 
 
 async def say(

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.constants import MessageLimit
 
-from cuckoo_bot.app.model import Chat, Game, Player
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
@@ -17,7 +18,7 @@ from cuckoo_bot.transport.render.names import Cast
 
 Players = Cast  # the people a text names, each shown readable and isolated
 Known = Mapping[int, Player]  # the people a text may name, as the store has them
-MAX_TEXT = 4096
+MAX_TEXT = MessageLimit.MAX_TEXT_LENGTH  # 4096 UTF-16 units
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
@@ -83,7 +84,7 @@ def hearts(lives: int) -> str:
 def group_language(chat: Chat | None, game: Game | None) -> str:
     if chat is not None and chat.language:
         return chat.language
-    return game.language if game is not None else "en"
+    return game.language if game is not None else DEFAULT_LANGUAGE
 
 
 def keys(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:

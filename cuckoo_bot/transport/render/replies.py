@@ -5,13 +5,15 @@ from __future__ import annotations
 import html
 import re
 
+from telegram.constants import CallbackQueryLimit
+
 from cuckoo_bot.app.model import Player
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
 from cuckoo_bot.transport.render.common import Known, Part, card_label, hearts, name_of
 from cuckoo_bot.transport.render.names import shown
 
-MAX_POPUP = 200
+MAX_POPUP = CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH  # 200 characters
 _TAG = re.compile(r"<[^>]+>")
 
 
