@@ -17,6 +17,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from cuckoo_bot.app.dispatch import LEASE
+
 Row = TypeVar("Row")
 Now = Callable[[], datetime]
 
@@ -35,7 +37,7 @@ class Store:
     dialect: str
     now: Now
     instance: str = "local"  # who claims outbox notices (several instances share a database)
-    lease: timedelta = timedelta(seconds=20)  # how long a claim holds without being renewed
+    lease: timedelta = LEASE  # how long a claim holds without being renewed
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT, which knows ON CONFLICT."""
