@@ -38,7 +38,7 @@ from cuckoo_bot.transport.timers import Timers
 
 log = logging.getLogger(__name__)
 
-PRUNE_EVERY = timedelta(minutes=10)  # how often an instance deletes old sent notices
+OUTBOX_PRUNE_INTERVAL = timedelta(minutes=10)  # how often an instance deletes old sent notices
 ALIVE_WITHIN = 3 * outbox.RENEW_EVERY  # an instance not heard of for longer is gone
 
 
@@ -97,7 +97,7 @@ def build_application(
         if outcome.dispatch:
             await courier.deliver(outcome.dispatch)
 
-    last_prune = deps.clock.now() - PRUNE_EVERY  # the first sweep prunes
+    last_prune = deps.clock.now() - OUTBOX_PRUNE_INTERVAL  # the first sweep prunes
 
     async def sweep() -> None:
         nonlocal last_prune
@@ -106,7 +106,7 @@ def build_application(
             await expire(game_id)
         await courier.sweep()
         budget.forget_idle()
-        if deps.clock.now() - last_prune >= PRUNE_EVERY:
+        if deps.clock.now() - last_prune >= OUTBOX_PRUNE_INTERVAL:
             last_prune = deps.clock.now()
             gone = await outbox.prune(deps)
             if gone:

@@ -19,7 +19,7 @@ from cuckoo_bot.app.notices import (
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
-from cuckoo_bot.persistence.repositories import PRUNE_EVERY
+from cuckoo_bot.persistence.repositories import UPDATES_PRUNE_EVERY
 from tests.databases import StepClock
 from tests.hostile import hostile_players
 from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
@@ -110,14 +110,14 @@ async def test_first_time_dedupes_updates(uow_factory: UnitOfWorkFactory, clock:
         assert await uow.updates.first_time(10) is False
         assert await uow.updates.first_time(12) is True
         await uow.commit()
-    # A day later an update whose id is a multiple of PRUNE_EVERY sweeps the old ids out.
+    # A day later an update whose id is a multiple of UPDATES_PRUNE_EVERY sweeps the old ids out.
     clock.advance(days=1, seconds=1)
     async with uow_factory() as uow:
-        assert await uow.updates.first_time(PRUNE_EVERY * 3) is True
+        assert await uow.updates.first_time(UPDATES_PRUNE_EVERY * 3) is True
         await uow.commit()
     async with uow_factory() as uow:
         assert await uow.updates.first_time(10) is True
-        assert await uow.updates.first_time(PRUNE_EVERY * 3) is False
+        assert await uow.updates.first_time(UPDATES_PRUNE_EVERY * 3) is False
 
 
 async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit(

@@ -7,10 +7,14 @@ from cuckoo_bot.persistence.repositories.outbox import SqlOutbox
 from cuckoo_bot.persistence.repositories.players import SqlPlayers
 from cuckoo_bot.persistence.repositories.standings import SqlStandings
 from cuckoo_bot.persistence.repositories.store import Store
-from cuckoo_bot.persistence.repositories.updates import PRUNE_EVERY, UPDATE_RETENTION, SqlUpdateLog
+from cuckoo_bot.persistence.repositories.updates import (
+    UPDATE_RETENTION,
+    UPDATES_PRUNE_EVERY,
+    SqlUpdateLog,
+)
 
 __all__ = [
-    "PRUNE_EVERY",
+    "UPDATES_PRUNE_EVERY",
     "UPDATE_RETENTION",
     "SqlChats",
     "SqlGames",

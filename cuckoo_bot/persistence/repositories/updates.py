@@ -15,7 +15,8 @@ from cuckoo_bot.persistence.repositories.store import Store
 
 # Processed update ids are kept this long; a redelivery comes within seconds or minutes.
 UPDATE_RETENTION = timedelta(days=1)
-PRUNE_EVERY = 256  # prune when an update id is a multiple of this: about once per 256 updates
+# Old ids are pruned when an update id is a multiple of this: about once per 256 updates.
+UPDATES_PRUNE_EVERY = 256
 
 
 class SqlUpdateLog:
@@ -29,7 +30,7 @@ class SqlUpdateLog:
             .values(update_id=update_id, processed_at=now)
             .on_conflict_do_nothing(index_elements=[ProcessedUpdateRow.update_id])
         )
-        if inserted and update_id % PRUNE_EVERY == 0:
+        if inserted and update_id % UPDATES_PRUNE_EVERY == 0:
             await self._s.session.execute(
                 delete(ProcessedUpdateRow)
                 .where(ProcessedUpdateRow.processed_at < now - UPDATE_RETENTION)
