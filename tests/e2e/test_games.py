@@ -187,12 +187,12 @@ async def test_a_slow_player_is_nudged_and_the_reveal_has_its_moment_before_the_
     fake: FakeBotApi, make_bot: object, table: TableDriver
 ) -> None:
     bot = make_bot(  # type: ignore[operator]
-        CUCKOO_TURN_TIMEOUT="6", CUCKOO_TURN_WARNING="3", CUCKOO_REVEAL_PAUSE="2"
+        CUCKOO_TURN_TIMEOUT="8", CUCKOO_TURN_WARNING="4", CUCKOO_REVEAL_PAUSE="2"
     )
     await bot.start()
     prompt = await first_turn(fake, table)
     # The prompt says until when, as a time each reader's app shows in their own zone.
-    assert "(6 s, until " in (prompt.message.text or "")
+    assert "(8 s, until " in (prompt.message.text or "")
     assert any(e["type"] == "date_time" for e in prompt.message.entities)
 
     def nudged() -> StoredMessage | None:
@@ -200,10 +200,10 @@ async def test_a_slow_player_is_nudged_and_the_reveal_has_its_moment_before_the_
             (m for m in fake.dm(prompt.actor) if m.from_bot and "left" in (m.text or "")), None
         )
 
-    # Three seconds before the clock runs out, one reminder, a reply to the prompt that rings.
+    # Four seconds before the clock runs out, one reminder, a reply to the prompt that rings.
     nudge = await fake.wait_for(nudged, 10)
     assert nudge.reply_to_message_id == prompt.message.message_id and not nudge.silent
-    assert "Only 3 s left for your turn" in (nudge.text or "")
+    assert "Only 4 s left for your turn" in (nudge.text or "")
     # Nobody else is nudged: the others play at once.
     last = prompt.data("k")
     revealed_at = None
