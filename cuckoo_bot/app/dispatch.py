@@ -143,13 +143,10 @@ async def take_back(deps: Deps, *, everyone: bool) -> int:
     return taken
 
 
-async def messages_after(
-    deps: Deps, chat_id: int, notice_id: int, limit: int
-) -> tuple[int, frozenset[int]]:
-    """The newest message the store knows in a chat before notice ``notice_id`` (whatever
-    game put it there), and the messages it knows after that one."""
+async def newest_message(deps: Deps, chat_id: int) -> int:
+    """The newest message the store knows in a chat, whatever game put it there."""
     async with deps.uow(read_only=True) as uow:
-        return await uow.outbox.messages_after(chat_id, notice_id, limit)
+        return await uow.outbox.newest_message(chat_id)
 
 
 async def hand_back(deps: Deps) -> int:

@@ -117,12 +117,8 @@ class OutboxRepository(Protocol):
         """Free every undelivered notice this instance holds (it is stopping)."""
         ...
 
-    async def messages_after(
-        self, chat_id: int, notice_id: int, limit: int
-    ) -> tuple[int, frozenset[int]]:
-        """Where notice ``notice_id`` would have shown in the chat (a chat's notices are shown
-        in order): the newest message an earlier notice put there (0: none), and the messages
-        later notices put there after that one (at most ``limit``)."""
+    async def newest_message(self, chat_id: int) -> int:
+        """The newest message any notice put in the chat (0: none)."""
         ...
 
     async def sent(self, game_id: int) -> list[SentMessage]:

@@ -315,34 +315,3 @@ async def test_a_turns_nudge_wakes_the_game_before_its_deadline(
     async with uow_factory() as uow:
         assert await uow.games.due(START) == []
         assert await uow.games.with_deadlines() == [(game.id, START + timedelta(seconds=20))]
-
-
-async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWorkFactory) -> None:
-    ace = Card.from_code("AS")
-    player = PLAYERS[0].id
-    async with uow_factory() as uow:
-        await seed(uow)
-        game = await uow.games.add(lobby())
-        notices = [
-            Notice(NoticeKind.DEAL, player, DealNote(1, ace, 2, 1, 3), game.id),
-            Notice(NoticeKind.PROMPT, player, PromptNote(1, 4, ace, 3, ("keep",), 2), game.id),
-            Notice(NoticeKind.DEAL, player, DealNote(2, ace, 2, 1, 3), game.id),
-            Notice(NoticeKind.DEAL, CHAT_ID, DealNote(2, ace, 2, 1, 3), game.id),
-        ]
-        await uow.outbox.add_many(notices)
-        await uow.commit()
-    deal, prompt, later, elsewhere = (n.id for n in notices)
-    async with uow_factory(autocommit=True) as uow:
-        # The prompt's mark was lost: the chat's messages before and after it are known.
-        await uow.outbox.mark(
-            [
-                Delivered(deal, message_id=4),
-                Delivered(later, message_id=9),
-                Delivered(elsewhere, message_id=5),
-            ]
-        )
-        await uow.commit()
-    async with uow_factory(read_only=True) as uow:
-        assert await uow.outbox.messages_after(player, prompt, 10) == (4, frozenset({9}))
-        assert await uow.outbox.messages_after(player, deal, 10) == (0, frozenset({4, 9}))
-        assert await uow.outbox.messages_after(player, deal, 1) == (0, frozenset({4}))

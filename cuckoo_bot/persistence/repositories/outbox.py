@@ -117,22 +117,11 @@ class SqlOutbox:
             .execution_options(synchronize_session=False)
         )
 
-    async def messages_after(
-        self, chat_id: int, notice_id: int, limit: int
-    ) -> tuple[int, frozenset[int]]:
-        before = await self._s.session.scalar(
-            select(func.max(OutboxRow.message_id)).where(
-                OutboxRow.chat_id == chat_id, OutboxRow.id < notice_id
-            )
+    async def newest_message(self, chat_id: int) -> int:
+        found = await self._s.session.scalar(
+            select(func.max(OutboxRow.message_id)).where(OutboxRow.chat_id == chat_id)
         )
-        low = int(before or 0)
-        after = await self._s.session.scalars(
-            select(OutboxRow.message_id)
-            .where(OutboxRow.chat_id == chat_id, OutboxRow.message_id > low)
-            .order_by(OutboxRow.message_id)
-            .limit(limit)
-        )
-        return low, frozenset(int(m) for m in after if m is not None)
+        return int(found or 0)
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         # The newest lobby and table of the game, and each player's newest answered prompt.

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from itertools import count, islice
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 
@@ -136,45 +135,44 @@ class PrivateLane(Lane):
             await outbox.mark(self.courier.deps, self.result.unmarked())
             self.result.flushed = len(self.result.delivered)
         await self.courier.pacer.wait(self.chat_id)
+        known = self.context.newest.get(self.chat_id, 0)
         message = await self.courier.calls.send(notice, rendered)
         self.courier.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
         doubted = self.courier.doubted(self.chat_id)
-        if self.courier.maybe_shown(notice) or doubted:
-            await self._clear_orphans(notice, below=message.message_id)
+        if (self.courier.maybe_shown(notice) or doubted) and known:
+            await self._clear_gap(known, message.message_id)
         if doubted:
             self.courier.settled(self.chat_id)
 
-    async def _clear_orphans(self, notice: Notice, below: int | None = None) -> None:
+    async def _clear_gap(self, known: int, sent: int) -> None:
         """A notice left over from before a restart may have been shown already, its mark lost
-        with the process: that message stands after the newest one an earlier notice put in
-        the chat (a chat's notices are shown in order), and no notice accounts for it. The
-        first few such messages lose their keys: those just ``below`` the message this notice
-        became, or else those right after the earlier notices' newest. Messages the store or
-        this run know of are left; the player's own cannot be edited (Telegram says so and
-        nothing changes)."""
-        deps, chat = self.courier.deps, self.chat_id
-        low, stored = await outbox.messages_after(deps, chat, notice.id, 4 * GAP)
-        known = set(stored) | {d.message_id for d in self.result.delivered if d.message_id}
-        known |= {s.message_id for s in self.context.live.get((chat, notice.game_id or 0), [])}
-        ids = range(below - 1, low, -1) if below is not None else count(low + 1)
-        for message_id in islice((m for m in ids if m not in known), GAP):
+        with the process: the messages between the newest one the store knew and this one
+        (a handful at most) lose their keys. The player's own messages there cannot be edited;
+        Telegram says so and nothing changes."""
+        for message_id in range(max(known + 1, sent - GAP), sent):
             try:
-                await self.courier.calls.remove_keys(chat, message_id)
+                await self.courier.calls.remove_keys(self.chat_id, message_id)
             except Unreachable:
                 raise
             except TelegramError as exc:
-                log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
+                log.debug("message %s in chat %s left as it is: %s", message_id, self.chat_id, exc)
 
-    async def _doubt_shown(self, notice: Notice) -> None:
+    async def _doubt_shown(self) -> None:
         """A prompt the process before may have shown is over: its keys must not stay. The
-        only process delivering takes them off now. With other instances about, one of them
-        may have just sent the current prompt there, so the keys are cleared before this
-        chat's next message instead."""
+        only process delivering takes the keys off the few messages after the newest one the
+        store knows, now (a message that is not there, or not the bot's, is refused by Telegram
+        and left). With other instances about, one of them may have just sent the current
+        prompt there, so the keys are cleared before this chat's next message instead."""
         if not self.courier.alone:
             self.courier.doubt(self.chat_id)
             return
-        await self._clear_orphans(notice)
+        # This batch may know nothing of the chat (another game's messages): ask the store.
+        known = max(
+            self.context.newest.get(self.chat_id, 0),
+            await outbox.newest_message(self.courier.deps, self.chat_id),
+        )
+        await self._clear_gap(known, known + 1 + GAP)
 
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""
@@ -269,7 +267,7 @@ class PrivateLane(Lane):
         if game.state is None or game.state.turn != note.turn or not game.status.open:
             self.skip(notice, "turn over")  # read back after the turn moved on
             if self.courier.maybe_shown(notice):
-                await self._doubt_shown(notice)
+                await self._doubt_shown()
             return
         lang = self.language(notice)
         render = self.courier.renderer

@@ -197,16 +197,15 @@ class FakeOutbox:
     async def hand_back(self) -> int:
         return 0
 
-    async def messages_after(
-        self, chat_id: int, notice_id: int, limit: int
-    ) -> tuple[int, frozenset[int]]:
-        here = {
-            i: m
-            for i, (m, _) in self.w.messages.items()
-            if m and self.w.outbox[i].chat_id == chat_id
-        }
-        low = max((m for i, m in here.items() if i < notice_id), default=0)
-        return low, frozenset(sorted(m for m in here.values() if m > low)[:limit])
+    async def newest_message(self, chat_id: int) -> int:
+        return max(
+            (
+                m or 0
+                for i, (m, _) in self.w.messages.items()
+                if self.w.outbox[i].chat_id == chat_id
+            ),
+            default=0,
+        )
 
     async def prune(self, before: datetime) -> int:
         return 0
