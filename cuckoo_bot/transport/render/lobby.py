@@ -3,7 +3,6 @@ add a computer or cancel; once the lobby is over, how it ended."""
 
 from __future__ import annotations
 
-from cuckoo_bot.app.deps import LOBBY_TIMEOUT
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import LobbyView, Notice
 from cuckoo_bot.transport import callbacks as cb
@@ -11,7 +10,7 @@ from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys,
 
 
 class LobbyPart(Part):
-    lobby_minutes = int(LOBBY_TIMEOUT // 60)  # how long a lobby stays open, said in its hint
+    lobby_minutes = 10  # how long a lobby stays open, said in its hint
 
     def lobby(self, notice: Notice, game: Game, known: Known, lang: str) -> Rendered:
         t = self.tr.t
