@@ -9,7 +9,7 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, GameStatus, Player, is_computer
-from cuckoo_bot.app.notices import CloseReason, LobbyView
+from cuckoo_bot.app.notices import LobbyView
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.app.steps import ensure_chat, first_time
@@ -84,7 +84,7 @@ def _lobby_refusal(game: Game | None) -> tuple[ReplyCode, dict[str, Any]] | None
 def lobby_view(game: Game) -> LobbyView:
     invited = tuple(p for p in game.offered if p not in game.seats)
     return LobbyView(
-        status=game.status,
+        status=game.status.value,
         seats=tuple(game.seats),
         reason=game.cancel_reason,
         offered=invited if game.status is GameStatus.LOBBY else (),
@@ -342,7 +342,7 @@ async def cancel(
         notices = notices_for(game)
         close(game, reason, now)
         if was_running and game.state is not None:
-            notices.close_all(game.state, CloseReason.CANCELLED)  # the players' keys go
+            notices.close_all(game.state, "cancelled")  # the players' keys go
             if user is not None:
                 notices.table(game.state, closed=True)
         if user is not None:  # a removed bot cannot post anything to the group

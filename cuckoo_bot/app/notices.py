@@ -12,10 +12,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Any
 
-from cuckoo_bot.app.model import MOVE_NAMES, GameStatus, RatingChange, is_computer
+from cuckoo_bot.app.model import MOVE_NAMES, RatingChange, is_computer
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.cards import Card
@@ -65,30 +65,9 @@ class NoticeKind(Enum):
 # -- payloads -----------------------------------------------------------------------------------
 
 
-class News(StrEnum):
-    """How the card in a prompt came to the player since they last saw one."""
-
-    HELD = "held"  # the card they had
-    DEALT = "dealt"  # dealt with this prompt (the first person asked in the round)
-    SWAPPED = "swapped"  # a neighbour swapped with them (``PromptNote.by``)
-    CUT = "cut"  # the dealer's second cut: the card they cut
-
-
-class CloseReason(StrEnum):
-    """Why the game is over for a player (their prompt's keys go)."""
-
-    OUT = "out"  # lost their last life
-    GAME_OVER = "game_over"  # someone won
-    ABANDONED = "abandoned"  # everyone left stopped playing
-    CANCELLED = "cancelled"
-    RESIGNED = "resigned"
-    IDLE = "idle"  # missed too many turns in a row
-    EXPIRED = "expired"  # the Play again key under their end of the game is too old
-
-
 @dataclass(frozen=True)
 class LobbyView:
-    status: GameStatus
+    status: str  # the game's status: lobby, running, finished, cancelled
     seats: tuple[PlayerId, ...] = ()
     reason: str | None = None  # why a lobby closed: cancelled, expired, bot_removed
     offered: tuple[PlayerId, ...] = ()  # the last game's players, invited to take a seat
@@ -226,7 +205,7 @@ class PromptNote:
     options: tuple[str, ...]  # keep, swap, cut
     target: PlayerId | None = None  # whose card a swap takes; None for the dealer
     cuts_made: int = 0
-    news: News = News.HELD
+    news: str = "held"  # held, dealt (first to act), swapped (by ``by``), cut (second cut)
     by: PlayerId | None = None
     prev: RoundResult | None = None  # the last round's end, for the first to act
     again: bool = False  # the dealer's second cut: the same prompt, asked again
@@ -266,7 +245,7 @@ class PlayedNote:
 class CloseNote:
     """The game is over for this player; clears the keys of their last prompt."""
 
-    reason: CloseReason
+    reason: str  # out, game_over, abandoned, cancelled, resigned, idle
     prev: RoundResult | None = None
     winners: tuple[PlayerId, ...] = ()
     shared: bool = False
@@ -450,9 +429,7 @@ class Notices:
         if not is_computer(player):
             self._put(("played", player), NoticeKind.PLAYED, player, note)
 
-    def close(
-        self, player: PlayerId, reason: CloseReason, over: GameOverView | None = None
-    ) -> None:
+    def close(self, player: PlayerId, reason: str, over: GameOverView | None = None) -> None:
         if is_computer(player):
             return
         note = CloseNote(
@@ -463,9 +440,7 @@ class Notices:
         )
         self._put(("close", player), NoticeKind.CLOSE, player, note)
 
-    def close_all(
-        self, state: GameState, reason: CloseReason, over: GameOverView | None = None
-    ) -> None:
+    def close_all(self, state: GameState, reason: str, over: GameOverView | None = None) -> None:
         """Everyone still at the table (or out in this very move) is told; their keys go."""
         closed = {key[1] for key in self._items if key[0] == "close"}
         for seat in state.seats:
@@ -492,7 +467,7 @@ class Notices:
                 self._reveal(state, event)
             elif isinstance(event, PlayerEliminated) and revealed:
                 self._reveal(state, event)
-                self.close(event.player, CloseReason.OUT)
+                self.close(event.player, "out")
             elif isinstance(event, Misdealt):
                 rnd = state.round
                 for player in rnd.order if rnd is not None else ():
@@ -501,8 +476,7 @@ class Notices:
                     )
                 self.announce(event, (event.round,))
             elif isinstance(event, PlayerRemoved):
-                idle = event.reason is RemovalReason.IDLE
-                reason = CloseReason.IDLE if idle else CloseReason.RESIGNED
+                reason = "idle" if event.reason is RemovalReason.IDLE else "resigned"
                 self.close(event.player, reason)
                 self.announce(event, (event.player,))
             elif isinstance(event, SuddenDeathStarted | SuddenDeathDrawn):
@@ -514,8 +488,9 @@ class Notices:
                     else GameOverView(abandoned=True)
                 )
                 self.game_over(over)
-                won = isinstance(event, GameWon)
-                self.close_all(state, CloseReason.GAME_OVER if won else CloseReason.ABANDONED, over)
+                self.close_all(
+                    state, "game_over" if isinstance(event, GameWon) else "abandoned", over
+                )
 
     def summary(self, state: GameState, changes: tuple[RatingChange, ...]) -> None:
         """Add the game's summary to its end: rounds, who went out when, the league's moves."""
@@ -549,7 +524,7 @@ class Notices:
             prev = told.payload.prev if told and isinstance(told.payload, CloseNote) else None
             change = moved.get(seat.player)
             note = CloseNote(
-                reason=CloseReason.GAME_OVER,
+                reason="game_over",
                 prev=prev,
                 winners=state.winners,
                 shared=state.shared_victory,
@@ -578,13 +553,13 @@ class Notices:
         prev = (
             deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
         )
-        news, by = News.HELD, None
+        news, by = "held", None
         if deal is not None:
-            news = News.DEALT
+            news = "dealt"
         elif actor in self._swapped_by:
-            news, by = News.SWAPPED, self._swapped_by[actor]
+            news, by = "swapped", self._swapped_by[actor]
         elif self._cut and rnd.actor_is_dealer:
-            news = News.CUT
+            news = "cut"
         note = PromptNote(
             round=rnd.number,
             turn=state.turn,

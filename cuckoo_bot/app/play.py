@@ -12,7 +12,6 @@ from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
 from cuckoo_bot.app.notices import (
     CloseNote,
-    CloseReason,
     GameOverView,
     Notice,
     NoticeKind,
@@ -249,7 +248,7 @@ async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
     ]
     # The key is also under each person's private end of the game.
     gone += [
-        Notice(NoticeKind.CLOSE, player, CloseNote(reason=CloseReason.EXPIRED), game_id=game.id)
+        Notice(NoticeKind.CLOSE, player, CloseNote(reason="expired"), game_id=game.id)
         for player in game.seats
         if not is_computer(player)
     ]

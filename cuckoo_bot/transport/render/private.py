@@ -8,9 +8,7 @@ from typing import Any
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
     CloseNote,
-    CloseReason,
     DealNote,
-    News,
     NudgeNote,
     PlayedNote,
     PromptNote,
@@ -93,9 +91,9 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         card = card_label(note.card.code)
-        if note.news is News.SWAPPED and note.by is not None:
+        if note.news == "swapped" and note.by is not None:
             held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
-        elif note.news is News.CUT:
+        elif note.news == "cut":
             held = t(lang, "prompt_cut", card=card)
         else:
             held = t(lang, "prompt_card", card=card)
@@ -194,7 +192,7 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         lines = []
-        won = note.reason is CloseReason.GAME_OVER and reader is not None and reader in note.winners
+        won = note.reason == "game_over" and reader is not None and reader in note.winners
         if note.prev is not None and won and note.shared:
             lines.append(self._where(game, note.prev.round, lang))
         elif note.prev is not None:
@@ -204,11 +202,11 @@ class PrivatePart(ReplyPart):
             lines.append(t(lang, "close_you_won_shared", names=others))
         elif won:
             lines.append(t(lang, "close_you_won"))
-        elif note.reason is CloseReason.GAME_OVER and note.winners:
+        elif note.reason == "game_over" and note.winners:
             names = ", ".join(name_of(players, w) for w in note.winners)
             key = "close_won_shared" if note.shared else "close_won"
             lines.append(t(lang, key, names=names))
         else:
             lines.append(t(lang, f"close_{note.reason}"))
         # Out of the game, the rest is no longer urgent for the player.
-        return Rendered("\n".join(lines), quiet=note.reason is CloseReason.OUT)
+        return Rendered("\n".join(lines), quiet=note.reason == "out")
