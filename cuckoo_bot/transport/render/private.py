@@ -14,7 +14,7 @@ from cuckoo_bot.app.notices import (
     PromptNote,
     RoundResult,
 )
-from cuckoo_bot.app.results import Reply, ReplyCode
+from cuckoo_bot.app.results import Reply
 from cuckoo_bot.domain.state import Act
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import (
@@ -148,7 +148,7 @@ class PrivatePart(ReplyPart):
         if note.king is not None:
             params["king"] = note.king.code
         players = self.cast(known, game.seats, lang)
-        done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
+        done = self.reply(lang, Reply(note.answer, params), players)
         mark = "" if note.answer == "timed_out" else "✅ "  # that answer has its own clock
         lines = [] if note.last is None else [self.recall_line(note.last, lang)]
         lines += [
