@@ -143,10 +143,23 @@ async def take_back(deps: Deps, *, everyone: bool) -> int:
     return taken
 
 
-async def newest_message(deps: Deps, chat_id: int) -> int:
-    """The newest message the store knows in a chat, whatever game put it there."""
+async def unaccounted(
+    deps: Deps, chat_id: int, notice_id: int, *, below: int | None, span: int
+) -> list[int]:
+    """The messages in a chat that no notice accounts for, where notice ``notice_id`` would
+    have shown (a chat's notices are shown in order, so after the newest message an earlier
+    notice put there): the ``span`` ids just ``below`` a message, nearest first, or else the
+    ``span`` ids right after that newest one."""
     async with deps.uow(read_only=True) as uow:
-        return await uow.outbox.newest_message(chat_id)
+        low = await uow.outbox.newest_before(chat_id, notice_id)
+        if below is None:
+            ids = range(low + 1, low + 1 + span)
+        else:
+            ids = range(below - 1, max(low, below - 1 - span), -1)
+        if not ids:
+            return []
+        known = await uow.outbox.messages_between(chat_id, min(ids), max(ids))
+    return [m for m in ids if m not in known]
 
 
 async def hand_back(deps: Deps) -> int:

@@ -117,8 +117,12 @@ class OutboxRepository(Protocol):
         """Free every undelivered notice this instance holds (it is stopping)."""
         ...
 
-    async def newest_message(self, chat_id: int) -> int:
-        """The newest message any notice put in the chat (0: none)."""
+    async def newest_before(self, chat_id: int, notice_id: int) -> int:
+        """The newest message a notice older than ``notice_id`` put in the chat (0: none)."""
+        ...
+
+    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
+        """The messages notices put in the chat from ``low`` to ``high``, both included."""
         ...
 
     async def sent(self, game_id: int) -> list[SentMessage]:

@@ -40,6 +40,7 @@ class Players:
         self.table = table
         self.rng = rng
         self.tapped: dict[tuple[int, int], float] = {}  # (game, turn) -> when
+        self.since = time.monotonic()  # a game that never asks anyone stalls from here
 
     async def play(self, until: Callable[[], bool]) -> None:
         while not until():
@@ -56,8 +57,8 @@ class Players:
             await asyncio.sleep(0.01)
 
     def stalled_for(self) -> float:
-        """Seconds since the last tap."""
-        return time.monotonic() - max(self.tapped.values(), default=time.monotonic())
+        """Seconds since the last tap (or since these players sat down, before any)."""
+        return time.monotonic() - max(self.tapped.values(), default=self.since)
 
 
 def ready_at(fake: FakeBotApi) -> float:

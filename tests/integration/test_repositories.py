@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from datetime import timedelta
 
+from cuckoo_bot.app import dispatch as outbox
+from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Delivered
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, GameStatus, Player, Standing
 from cuckoo_bot.app.notices import (
@@ -307,3 +310,43 @@ async def test_a_turns_nudge_wakes_the_game_before_its_deadline(
     async with uow_factory() as uow:
         assert await uow.games.due(START) == []
         assert await uow.games.with_deadlines() == [(game.id, START + timedelta(seconds=20))]
+
+
+async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWorkFactory) -> None:
+    ace = Card.from_code("AS")
+    player = PLAYERS[0].id
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        notices = [
+            Notice(NoticeKind.DEAL, player, DealNote(1, ace, 2, 1, 3), game.id),
+            Notice(NoticeKind.PROMPT, player, PromptNote(1, 4, ace, 3, ("keep",), 2), game.id),
+            Notice(NoticeKind.DEAL, player, DealNote(2, ace, 2, 1, 3), game.id),
+            Notice(NoticeKind.DEAL, CHAT_ID, DealNote(2, ace, 2, 1, 3), game.id),
+        ]
+        await uow.outbox.add_many(notices)
+        await uow.commit()
+    deal, prompt, later, elsewhere = (n.id for n in notices)
+    async with uow_factory(autocommit=True) as uow:
+        # The prompt's mark was lost: the chat's messages before and after it are known.
+        await uow.outbox.mark(
+            [
+                Delivered(deal, message_id=4),
+                Delivered(later, message_id=9),
+                Delivered(elsewhere, message_id=5),
+            ]
+        )
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.newest_before(player, prompt) == 4
+        assert await uow.outbox.newest_before(player, later) == 4
+        assert await uow.outbox.newest_before(player, deal) == 0
+        assert await uow.outbox.messages_between(player, 4, 9) == frozenset({4, 9})
+        assert await uow.outbox.messages_between(player, 5, 8) == frozenset()
+        assert await uow.outbox.messages_between(CHAT_ID, 1, 100) == frozenset({5})
+    deps = Deps(uow=uow_factory, rng=random.Random(0), clock=StepClock())
+    # Where the prompt would have shown: after 4, the messages no notice accounts for (9 is).
+    assert await outbox.unaccounted(deps, player, prompt, below=None, span=6) == [5, 6, 7, 8, 10]
+    # Below the copy sent again, nearest first, never under the earlier notices' newest.
+    assert await outbox.unaccounted(deps, player, prompt, below=12, span=20) == [11, 10, 8, 7, 6, 5]
+    assert await outbox.unaccounted(deps, player, prompt, below=5, span=20) == []

@@ -117,11 +117,21 @@ class SqlOutbox:
             .execution_options(synchronize_session=False)
         )
 
-    async def newest_message(self, chat_id: int) -> int:
+    async def newest_before(self, chat_id: int, notice_id: int) -> int:
         found = await self._s.session.scalar(
-            select(func.max(OutboxRow.message_id)).where(OutboxRow.chat_id == chat_id)
+            select(func.max(OutboxRow.message_id)).where(
+                OutboxRow.chat_id == chat_id, OutboxRow.id < notice_id
+            )
         )
         return int(found or 0)
+
+    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
+        found = await self._s.session.scalars(
+            select(OutboxRow.message_id).where(
+                OutboxRow.chat_id == chat_id, OutboxRow.message_id.between(low, high)
+            )
+        )
+        return frozenset(int(m) for m in found if m is not None)
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         # The newest lobby and table of the game, and each player's newest answered prompt.

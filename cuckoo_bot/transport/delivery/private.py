@@ -134,44 +134,44 @@ class PrivateLane(Lane):
             await outbox.mark(self.courier.deps, self.result.unmarked())
             self.result.flushed = len(self.result.delivered)
         await self.courier.pacer.wait(self.chat_id)
-        known = self.context.newest.get(self.chat_id, 0)
         message = await self.courier.calls.send(notice, rendered)
         self.courier.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
         doubted = self.courier.doubted(self.chat_id)
-        if (self.courier.maybe_shown(notice) or doubted) and known:
-            await self._clear_gap(known, message.message_id)
+        if self.courier.maybe_shown(notice) or doubted:
+            await self._clear_orphans(notice, below=message.message_id)
         if doubted:
             self.courier.settled(self.chat_id)
 
-    async def _clear_gap(self, known: int, sent: int) -> None:
+    async def _clear_orphans(self, notice: Notice, below: int | None = None) -> None:
         """A notice left over from before a restart may have been shown already, its mark lost
-        with the process: the messages between the newest one the store knew and this one
-        (a handful at most) lose their keys. The player's own messages there cannot be edited;
-        Telegram says so and nothing changes."""
-        for message_id in range(max(known + 1, sent - GAP), sent):
+        with the process: that message stands after the newest one an earlier notice put in
+        the chat (a chat's notices are shown in order), and no notice accounts for it. The
+        first few such messages lose their keys: those just ``below`` the message this notice
+        became, or else those right after the earlier notices' newest. Messages the store or
+        this run know of are left; the player's own cannot be edited (Telegram says so and
+        nothing changes)."""
+        deps, chat = self.courier.deps, self.chat_id
+        ids = await outbox.unaccounted(deps, chat, notice.id, below=below, span=4 * GAP)
+        known = {d.message_id for d in self.result.delivered if d.message_id}
+        known |= {s.message_id for s in self.context.live.get((chat, notice.game_id or 0), [])}
+        for message_id in [m for m in ids if m not in known][:GAP]:
             try:
-                await self.courier.calls.remove_keys(self.chat_id, message_id)
+                await self.courier.calls.remove_keys(chat, message_id)
             except Unreachable:
                 raise
             except TelegramError as exc:
-                log.debug("message %s in chat %s left as it is: %s", message_id, self.chat_id, exc)
+                log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
 
-    async def _doubt_shown(self) -> None:
+    async def _doubt_shown(self, notice: Notice) -> None:
         """A prompt the process before may have shown is over: its keys must not stay. The
-        only process delivering takes the keys off the few messages after the newest one the
-        store knows, now (a message that is not there, or not the bot's, is refused by Telegram
-        and left). With other instances about, one of them may have just sent the current
-        prompt there, so the keys are cleared before this chat's next message instead."""
+        only process delivering takes them off now. With other instances about, one of them
+        may have just sent the current prompt there, so the keys are cleared before this
+        chat's next message instead."""
         if not self.courier.alone:
             self.courier.doubt(self.chat_id)
             return
-        # This batch may know nothing of the chat (another game's messages): ask the store.
-        known = max(
-            self.context.newest.get(self.chat_id, 0),
-            await outbox.newest_message(self.courier.deps, self.chat_id),
-        )
-        await self._clear_gap(known, known + 1 + GAP)
+        await self._clear_orphans(notice)
 
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""
@@ -266,7 +266,7 @@ class PrivateLane(Lane):
         if game.state is None or game.state.turn != note.turn or not game.status.open:
             self.skip(notice, "turn over")  # read back after the turn moved on
             if self.courier.maybe_shown(notice):
-                await self._doubt_shown()
+                await self._doubt_shown(notice)
             return
         lang = self.language(notice)
         render = self.courier.renderer

@@ -197,15 +197,18 @@ class FakeOutbox:
     async def hand_back(self) -> int:
         return 0
 
-    async def newest_message(self, chat_id: int) -> int:
-        return max(
-            (
-                m or 0
-                for i, (m, _) in self.w.messages.items()
-                if self.w.outbox[i].chat_id == chat_id
-            ),
-            default=0,
-        )
+    def _shown_in(self, chat_id: int) -> dict[int, int]:
+        return {
+            i: m
+            for i, (m, _) in self.w.messages.items()
+            if m and self.w.outbox[i].chat_id == chat_id
+        }
+
+    async def newest_before(self, chat_id: int, notice_id: int) -> int:
+        return max((m for i, m in self._shown_in(chat_id).items() if i < notice_id), default=0)
+
+    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
+        return frozenset(m for m in self._shown_in(chat_id).values() if low <= m <= high)
 
     async def prune(self, before: datetime) -> int:
         return 0

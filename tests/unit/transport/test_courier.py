@@ -9,6 +9,7 @@ import asyncio
 import random
 import re
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import pytest
 from telegram import Bot
@@ -26,6 +27,7 @@ from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.fakeapi.limits import GROUP_MESSAGES_PER_MINUTE
 from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
@@ -358,3 +360,85 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     assert notices[0].id in table.world.sent and notices[1].id not in table.world.sent
     delivering.cancel()
     await asyncio.gather(delivering, return_exceptions=True)
+
+
+def _forget(table: Table, notice_id: int) -> None:
+    """The process crashed after Telegram showed the notice and before its mark was written."""
+    table.world.sent.discard(notice_id)
+    table.world.messages.pop(notice_id, None)
+
+
+def _restarted(table: Table, bot: Bot) -> Courier:
+    """A new life of the only process delivering: it knows nothing of what the last one sent."""
+    budget = GroupBudget(1000, clock=lambda: table.clock.now().timestamp())
+    renderer = Renderer(Translator())
+    return Courier(table.deps, bot, renderer, budget, PrivatePacer(0), alone=True)
+
+
+def _live_move_keys(fake: FakeBotApi, chat_id: int) -> list[int]:
+    return [
+        m.message_id
+        for m in fake.messages(chat_id)
+        if any(d.split(":")[1] in cb.MOVES for d in m.callback_datas)
+    ]
+
+
+async def test_a_prompt_shown_before_a_crash_loses_its_keys_when_it_is_shown_again(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    # Play on until someone's prompt comes after a message of theirs the store knows (a deal).
+    while True:
+        state = table.world.games[game_id].state
+        prompts = [n for n in table.world.outbox.values() if n.kind is NoticeKind.PROMPT]
+        deals = {n.chat_id for n in table.world.outbox.values() if n.kind is NoticeKind.DEAL}
+        if prompts[-1].chat_id in deals and prompts[-1].payload.turn == state.turn:
+            break
+        outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+        table.clock.advance(1.0)  # (the chat's pace: a message a second)
+        await table.courier.deliver(outcome.dispatch)  # type: ignore[arg-type]
+    prompt = prompts[-1]
+    shown = _live_move_keys(fake, prompt.chat_id)
+    assert len(shown) == 1
+    _forget(table, prompt.id)
+    courier = _restarted(table, bot)
+    table.clock.advance(2)  # (the chat's pace: a message a second)
+    await courier.sweep()
+    await courier.drain()
+    # Shown again (the turn is still on); the copy from before the crash has no keys left.
+    again = _live_move_keys(fake, prompt.chat_id)
+    assert len(again) == 1 and again != shown, fake.transcript(prompt.chat_id)
+
+
+async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_over(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    (prompt,) = [n for n in table.world.outbox.values() if n.kind is NoticeKind.PROMPT]
+    assert _live_move_keys(fake, prompt.chat_id)
+    _forget(table, prompt.id)
+    # The process that died still held it for a while (its claim's lease): the new life plays
+    # the round on first, so that player's next card is a message the store knows.
+    table.world.retry_at[prompt.id] = table.clock.now() + timedelta(seconds=6)
+    courier = _restarted(table, bot)
+    while table.world.games[game_id].state.rounds_dealt == 1:
+        state = table.world.games[game_id].state
+        outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+        table.clock.advance(1.0)
+        await courier.deliver(outcome.dispatch)  # type: ignore[arg-type]
+    assert prompt.id not in table.world.sent
+    table.clock.advance(7)  # the dead process's claim has run out
+    await courier.sweep()
+    await courier.drain()
+    # The leftover's turn is over: the copy shown before the crash has no keys left.
+    stale = [
+        m.message_id
+        for m in fake.messages(prompt.chat_id)
+        if any(
+            d.split(":")[1] in cb.MOVES and int(d.split(":")[4]) == prompt.payload.turn
+            for d in m.callback_datas
+        )
+    ]
+    assert not stale, fake.transcript(prompt.chat_id)
