@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -807,5 +808,6 @@ MACHINE_SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 def test_random_traffic_keeps_the_store_consistent(database_url: URL) -> None:
     run_state_machine_as_test(lambda: ReliabilityMachine(database_url), settings=MACHINE_SETTINGS)

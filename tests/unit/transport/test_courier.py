@@ -138,7 +138,7 @@ async def test_the_lobby_is_one_message_edited_in_place(fake: FakeBotApi, bot: B
     assert lobbies[0].edit_count >= 1
 
 
-@pytest.mark.parametrize("players", [3, 6, 10])
+@pytest.mark.parametrize("players", [3, 6, pytest.param(10, marks=pytest.mark.slow)])
 async def test_instant_taps_stay_within_the_group_budget_and_cost_at_most_three_group_calls_a_round(
     fake: FakeBotApi, bot: Bot, players: int
 ) -> None:

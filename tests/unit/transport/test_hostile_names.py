@@ -30,6 +30,7 @@ def test_the_corpus_holds_names_that_show_as_nothing_and_all_labels_differ() -> 
     assert bidi_leaks(f"1. {people[0].display_name} +9")
 
 
+@pytest.mark.slow
 async def test_every_text_of_a_twenty_player_game_keeps_each_name_in_its_place() -> None:
     people = hostile_players()
     deps = await played_game(
