@@ -26,9 +26,9 @@ from pydantic import SecretStr
 
 from cuckoo_bot.bootstrap import configure_logging
 from cuckoo_bot.config import Settings
-from cuckoo_bot.demo import running_bot
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence import migrate
+from fakebotapi import FakeBotApi
+from tests.support.demo import running_bot
 
 TOKEN = "987655:FLOOD-token-for-the-fake-bot-api"
 FLOODED = -1003000000001

@@ -28,9 +28,10 @@ from pydantic import SecretStr
 
 from cuckoo_bot.bootstrap import configure_logging
 from cuckoo_bot.config import Settings
-from cuckoo_bot.demo import TableDriver, choose, running_bot
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence import migrate
+from fakebotapi import FakeBotApi
+from tests.support.demo import running_bot
+from tests.support.driver import TableDriver, choose
 
 TOKEN = "987654:BENCH-token-for-the-fake-bot-api"
 TELEGRAM_CHAT_CALLS_PER_SECOND = 30

@@ -37,11 +37,11 @@ from pathlib import Path
 import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy.engine import make_url
 
-from cuckoo_bot.demo import TableDriver, choose
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.uow import sql_uow_factory
+from fakebotapi import FakeBotApi
+from tests.support.driver import TableDriver, choose
 
 TOKEN = "515151:RESUME-token-for-the-fake-bot-api"
 SECRET = "resume-benchmark_0123456789"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
 from pydantic import ValidationError
 
@@ -29,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands.add_parser("migrate", help="apply pending database migrations and exit")
     demo = commands.add_parser(
-        "demo", help="play a game with computer seats against a built-in fake Telegram"
+        "demo", help="play a game with computer seats against a fake Telegram (source checkout)"
     )
     demo.add_argument(
         "--players", type=int, default=4, help="players at the table, 3..20 (default 4)"
@@ -42,6 +45,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--seed", type=int, default=None, help="seed the shuffle to replay a demo")
     return parser
+
+
+DEMO_NEEDS_SOURCE = (
+    "cuckoo-bot: the demo plays against the fake Telegram (fakebotapi/) and the table driver\n"
+    "(tests/support/) kept beside the bot's code in its source checkout, not in this install.\n"
+    "Run it from a checkout: python3 -m venv .venv && .venv/bin/pip install -e . &&\n"
+    ".venv/bin/cuckoo-bot demo"
+)
+
+
+def _demo(checkout: Path) -> ModuleType | None:
+    """The demo, from the source checkout this package was installed from (editable), or None.
+
+    The fake Bot API and the driver that plays as people are test doubles: they stay out of the
+    wheel and the image, so an installed bot finds them only beside its own source."""
+    if not ((checkout / "fakebotapi").is_dir() and (checkout / "tests" / "support").is_dir()):
+        return None
+    if str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
+    return importlib.import_module("tests.support.demo")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,12 +96,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             asyncio.run(migrate.upgrade(settings.database_url))
             print(f"cuckoo-bot: the database is up to date ({_safe_url(settings.database_url)})")
         elif args.command == "demo":
-            from cuckoo_bot.demo import run_demo
-
             if not 3 <= args.players <= 20:
                 print("cuckoo-bot: --players must be within 3..20", file=sys.stderr)
                 return 2
-            return asyncio.run(run_demo(args.players, args.lang, args.seed))
+            demo = _demo(Path(__file__).resolve().parent.parent)
+            if demo is None:
+                print(DEMO_NEEDS_SOURCE, file=sys.stderr)
+                return 2
+            return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed)))
     except SettingsError as exc:
         said = str(exc)
         for secret in filter(None, secrets):

@@ -304,6 +304,16 @@ def test_the_wheel_migrates_a_database_without_the_source_tree(tmp_path: Path) -
     env["CUCKOO_DATABASE_URL"] = f"sqlite+aiosqlite:///{database}"
     result = _run([str(venv / "bin" / "cuckoo-bot"), "migrate"], cwd=elsewhere, env=env)
     assert "the database is up to date" in result.stdout
+    # The fake Bot API is a test double: not in the wheel; the demo says where it runs.
+    assert not any(name.startswith("fakebotapi/") for name in shipped)
+    demo = subprocess.run(
+        [str(venv / "bin" / "cuckoo-bot"), "demo"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert demo.returncode == 2 and b"from a checkout" in demo.stderr, demo.stderr
 
     where = _run(
         [

@@ -25,13 +25,13 @@ from sqlalchemy.engine import URL
 from cuckoo_bot.app.league import season_of
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.ports import UnitOfWork
-from cuckoo_bot.demo import MOVE_KINDS, TableDriver
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.events import Revealed, RoundDealt
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from cuckoo_bot.transport.render import card_label
+from fakebotapi import FakeBotApi
+from tests.support.driver import MOVE_KINDS, TableDriver
 
 TOKEN = "424242:E2E-test-token-for-the-fake-bot-api"
 BOT_USERNAME = "cuckoo_e2e_bot"

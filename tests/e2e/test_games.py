@@ -9,9 +9,9 @@ import time
 import pytest
 from sqlalchemy.engine import URL
 
-from cuckoo_bot.demo import Prompt, TableDriver, play_out, rank_of
-from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
+from fakebotapi import FakeBotApi, StoredMessage
 from tests.hostile import seen as seen_text
+from tests.support.driver import Prompt, TableDriver, play_out, rank_of
 
 from .conftest import (
     BOT_USERNAME,

@@ -16,9 +16,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import URL
 
-from cuckoo_bot.demo import TableDriver, play_out
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence.engine import make_engine
+from fakebotapi import FakeBotApi
 from tests.e2e.conftest import (
     BOT_USERNAME,
     TOKEN,
@@ -26,6 +25,7 @@ from tests.e2e.conftest import (
     audit_finished_games,
     reading,
 )
+from tests.support.driver import TableDriver, play_out
 
 pytestmark = [pytest.mark.slow]
 

@@ -17,11 +17,11 @@ from cuckoo_bot.app.clock import SystemClock
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
 from cuckoo_bot.domain.rules import HouseRules
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.migrate import upgrade
 from cuckoo_bot.persistence.models import OutboxRow
 from cuckoo_bot.persistence.uow import sql_uow_factory
+from fakebotapi import FakeBotApi
 from tests.hostile import seen
 
 from .conftest import BOT_USERNAME, GROUP, TOKEN, BotProcess

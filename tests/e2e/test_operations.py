@@ -14,10 +14,10 @@ from collections.abc import Callable
 import aiohttp
 import pytest
 
-from cuckoo_bot.demo import TableDriver
-from cuckoo_bot.fakeapi import FakeBotApi
+from fakebotapi import FakeBotApi
 from tests.e2e.conftest import GROUP, TOKEN, BotProcess
 from tests.e2e.test_games import ANN, BEN, CAT, open_lobby, seat_people
+from tests.support.driver import TableDriver
 
 pytestmark = pytest.mark.slow
 

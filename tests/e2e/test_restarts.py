@@ -20,8 +20,8 @@ import pytest
 from sqlalchemy.engine import URL
 
 from cuckoo_bot.app.dispatch import LEASE
-from cuckoo_bot.demo import TableDriver, choose
-from cuckoo_bot.fakeapi import FakeBotApi
+from fakebotapi import FakeBotApi
+from tests.support.driver import TableDriver, choose
 
 from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys
 from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start

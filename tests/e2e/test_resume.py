@@ -12,15 +12,15 @@ from sqlalchemy import select
 from sqlalchemy.engine import URL
 
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.demo import TableDriver, choose
 from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.cards import FULL_DECK, Card
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.events import LifeLost, Revealed, RoundDealt
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.models import RoundRow
 from cuckoo_bot.persistence.uow import sql_uow_factory
+from fakebotapi import FakeBotApi
+from tests.support.driver import TableDriver, choose
 
 from .conftest import GROUP, BotProcess, live_move_keys, settle
 from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start

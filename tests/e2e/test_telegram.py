@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cuckoo_bot.demo import TableDriver, play_out
-from cuckoo_bot.fakeapi import FakeBotApi
+from fakebotapi import FakeBotApi
+from tests.support.driver import TableDriver, play_out
 
 from .conftest import GROUP, BotProcess, settle
 from .test_games import ANN, BEN, CAT, NAMES, open_lobby, seat_people, start

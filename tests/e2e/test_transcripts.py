@@ -3,7 +3,7 @@
 A 6-player and a 10-player game, each in English, Spanish and French, are played by the real
 bot (built by the composition root with a seeded ``random.Random``, polling in the test's event
 loop, on a fresh SQLite file) against the fake Bot API. Every player presses keys by
-``cuckoo_bot.demo.choose``. The whole group chat and every player's private chat, as
+``tests.support.driver.choose``. The whole group chat and every player's private chat, as
 ``FakeBotApi.transcript`` shows them (🔕 a silent message, 🎉 a message effect, "(edited)"),
 must equal the golden file ``tests/e2e/transcripts/<players>-players-<lang>.txt``.
 
@@ -43,11 +43,12 @@ from cuckoo_bot.app import queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
 from cuckoo_bot.config import Settings
-from cuckoo_bot.demo import Prompt, TableDriver, play_out, running_bot
-from cuckoo_bot.fakeapi import FakeBotApi
-from cuckoo_bot.fakeapi.text import utf16_len
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
+from fakebotapi import FakeBotApi
+from fakebotapi.text import utf16_len
+from tests.support.demo import running_bot
+from tests.support.driver import Prompt, TableDriver, play_out
 
 pytestmark = pytest.mark.slow
 

@@ -20,11 +20,11 @@ from cuckoo_bot.app.model import Chat, GameStatus, Player
 from cuckoo_bot.app.notices import TableView
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
+from fakebotapi import FakeBotApi
 from tests.databases import StepClock
 
 TOKEN = "778:statement-count-token-0123456789"

@@ -21,16 +21,16 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import MAX_TRIES
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
 from cuckoo_bot.app.notices import CloseNote, DealNote, Notice, NoticeKind
-from cuckoo_bot.demo import TableDriver
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
-from cuckoo_bot.fakeapi import FakeBotApi
-from cuckoo_bot.fakeapi.limits import GROUP_MESSAGES_PER_MINUTE
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
+from fakebotapi import FakeBotApi
+from fakebotapi.limits import GROUP_MESSAGES_PER_MINUTE
+from tests.support.driver import TableDriver
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "777:courier-test-token-0123456789"

@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.demo import TableDriver, polling
-from cuckoo_bot.fakeapi import FakeBotApi, StoredMessage
-from cuckoo_bot.fakeapi.models import CallbackQueryRecord
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.bot import build_application
+from fakebotapi import FakeBotApi, StoredMessage
+from fakebotapi.models import CallbackQueryRecord
 from tests.hostile import seen
+from tests.support.demo import polling
+from tests.support.driver import TableDriver
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "780:handler-test-token-0123456789abcdef"

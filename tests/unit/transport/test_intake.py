@@ -12,10 +12,10 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop, ContextTypes, TypeHandler
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.demo import polling
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.bot import build_application
+from fakebotapi import FakeBotApi
+from tests.support.demo import polling
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "782:intake-test-token-0123456789abcdef"

@@ -11,10 +11,11 @@ import pytest
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.demo import TableDriver, polling
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.bot import build_application
+from fakebotapi import FakeBotApi
+from tests.support.demo import polling
+from tests.support.driver import TableDriver
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "782:membership-test-token-0123456789"

@@ -28,10 +28,10 @@ from cuckoo_bot.app.notices import (
 from cuckoo_bot.app.queries import League, LeagueRow
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
-from cuckoo_bot.fakeapi.html import parse_html
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render import Rendered, Renderer, card_label, fit
+from fakebotapi.html import parse_html
 from tests.hostile import seen
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 

@@ -19,12 +19,12 @@ from cuckoo_bot.app import queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.queries import Vitals
 from cuckoo_bot.bootstrap import JsonLines
-from cuckoo_bot.fakeapi import FakeBotApi
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.bot import build_application
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.web import SECRET_HEADER, Webhook, WebServer
+from fakebotapi import FakeBotApi
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "781:web-test-token-0123456789abcdefgh"

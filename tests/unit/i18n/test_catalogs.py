@@ -11,13 +11,13 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
-from cuckoo_bot.fakeapi.api_messages import MAX_ANSWER_LENGTH
-from cuckoo_bot.fakeapi.errors import ApiError
-from cuckoo_bot.fakeapi.html import parse_html
 from cuckoo_bot.i18n import sync as sync_module
 from cuckoo_bot.i18n import translator
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.i18n.translator import Translator, catalog_path, load_catalog, placeholders
+from fakebotapi.api_messages import MAX_ANSWER_LENGTH
+from fakebotapi.errors import ApiError
+from fakebotapi.html import parse_html
 
 TRANSLATED = ("es", "fr")
 ALL = ("en", *TRANSLATED)

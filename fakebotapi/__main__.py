@@ -1,4 +1,4 @@
-"""`python -m cuckoo_bot.fakeapi --port 8081`: run the fake Bot API standalone."""
+"""`python -m fakebotapi --port 8081`: run the fake Bot API standalone."""
 
 from __future__ import annotations
 

@@ -20,9 +20,9 @@ from telegram import InlineKeyboardMarkup as Markup
 from telegram.error import BadRequest, ChatMigrated, Conflict, Forbidden, InvalidToken, RetryAfter
 from telegram.request import HTTPXRequest
 
-from cuckoo_bot.fakeapi import FakeBotApi, FakeBotApiThread
-from cuckoo_bot.fakeapi.errors import ApiError
-from cuckoo_bot.fakeapi.html import parse_html
+from fakebotapi import FakeBotApi, FakeBotApiThread
+from fakebotapi.errors import ApiError
+from fakebotapi.html import parse_html
 
 TOKEN = "123456:TEST-token"
 ANN, BOB, CAT = 1001, 1002, 1003
@@ -569,7 +569,7 @@ def test_threaded_server_for_sync_callers() -> None:
 
 def test_module_runs_standalone() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cuckoo_bot.fakeapi", "--port", "0"],
+        [sys.executable, "-m", "fakebotapi", "--port", "0"],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -18,7 +18,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Conflict
 from telegram.request import HTTPXRequest
 
-from cuckoo_bot.fakeapi import CONTROL_ACTIONS, FakeBotApi
+from fakebotapi import CONTROL_ACTIONS, FakeBotApi
 
 TOKEN = "123456:TEST-token"
 ANN, BOB, CAT = 1001, 1002, 1003

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from cuckoo_bot.__main__ import main
+from cuckoo_bot.__main__ import DEMO_NEEDS_SOURCE, _demo, main
 
 TOKEN = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -133,3 +133,19 @@ def test_the_http_server_listens_on_the_loopback_when_polling_unless_told(
     assert Settings().listen_address() == "0.0.0.0"  # Telegram must reach the webhook
     monkeypatch.setenv("CUCKOO_LISTEN", "10.0.0.5")
     assert Settings().listen_address() == "10.0.0.5"
+
+
+@pytest.mark.slow  # a second a private message, as Telegram allows: about 15 s
+def test_the_demo_plays_a_whole_game_from_the_source_checkout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["demo", "--players", "3", "--seed", "7"]) == 0
+    shown = capsys.readouterr().out
+    assert "=== The group 'Cuckoo night' ===" in shown
+    assert "=== Alice's private chat with the bot ===" in shown
+    assert "🏆" in shown and "Bot API calls (without polling):" in shown
+
+
+def test_without_the_source_checkout_the_demo_says_how_to_run_it(tmp_path: Path) -> None:
+    assert _demo(tmp_path) is None  # an installed wheel: no fake Bot API beside the package
+    assert "from a checkout" in DEMO_NEEDS_SOURCE and "pip install -e ." in DEMO_NEEDS_SOURCE

@@ -1,0 +1,1 @@
+"""What the tests, the benchmarks and the demo share: playing as users, running the bot."""
