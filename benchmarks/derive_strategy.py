@@ -2,7 +2,7 @@
 
 Best response, iterated: for each table size every other seat plays the current table, and
 one seat tries each threshold; the threshold that loses that seat the fewest lives wins.
-Run: ``python benchmarks/derive_strategy.py [--rounds N]``; it prints the two tables that
+Run: ``python -m benchmarks.derive_strategy [--rounds N]``; it prints the two tables that
 ``cuckoo_bot/domain/strategy.py`` holds.
 """
 

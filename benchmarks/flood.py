@@ -8,7 +8,7 @@ answers wait in that group's own queue and its updates in that group's own lane,
 group is answered as if nothing happened. Target: p99 under 1 s. The figures are printed; no
 time is asserted (the machine is shared).
 
-Run: ``python benchmarks/flood.py [--flood 1000] [--probes 40]`` (SQLite in a temporary folder
+Run: ``python -m benchmarks.flood [--flood 1000] [--probes 40]`` (SQLite in a temporary folder
 unless ``--database-url``).
 """
 

@@ -8,7 +8,7 @@ average round time, the calls per round by chat kind and method, and the calls t
 chat per press: Telegram's 30 such calls a second across all groups divided by that figure is
 the whole bot's ceiling in presses a second. ``--games K`` also runs K tables at once.
 
-Run: ``python benchmarks/pace.py [--sizes 3 6 10] [--rounds 6] [--games 0]``
+Run: ``python -m benchmarks.pace [--sizes 3 6 10] [--rounds 6] [--games 0]``
 (about a minute per table size; SQLite in a temporary folder unless ``--database-url``;
 ``--reveal-pause S``: the pause after each reveal, the bot's default unless set).
 """

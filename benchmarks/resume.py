@@ -13,7 +13,7 @@ the kill to each game's next message, the other instance taking over. A tap that
 effect for 15 s counts as lost (and is tapped again, so the game goes on). Figures are printed;
 nothing is asserted.
 
-Run: ``python benchmarks/resume.py [--kills 30] [--stops 10] [--takeovers 6]
+Run: ``python -m benchmarks.resume [--kills 30] [--stops 10] [--takeovers 6]
 [--postgres-url postgresql+asyncpg://postgres@127.0.0.1:5432/test]``
 """
 
