@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from cuckoo_bot.app.deps import LOBBY_TIMEOUT, TURN_TIMEOUT
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///cuckoo.db"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
 TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,}$")
@@ -41,8 +43,8 @@ class Settings(BaseSettings):
     bot_token: SecretStr | None = None
     database_url: str = DEFAULT_DATABASE_URL
     api_base_url: str = DEFAULT_API_BASE_URL
-    turn_timeout: float = Field(default=90.0, gt=0, le=86_400)
-    lobby_timeout: float = Field(default=600.0, gt=0, le=86_400)
+    turn_timeout: float = Field(default=TURN_TIMEOUT, gt=0, le=86_400)
+    lobby_timeout: float = Field(default=LOBBY_TIMEOUT, gt=0, le=86_400)
     # Seconds the reveal stays on its own before the next deal (the next turn's clock starts
     # after it); 0 deals at once.
     reveal_pause: float = Field(default=4.0, ge=0, le=60)

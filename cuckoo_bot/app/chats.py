@@ -9,7 +9,7 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import notices_for, publish
 from cuckoo_bot.app.lobby import cancel, join, lobby_view
 from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language, whole_number
-from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.steps import ensure_chat, first_time
 from cuckoo_bot.domain.errors import InvalidSettings
 from cuckoo_bot.domain.rules import HouseRules
@@ -47,7 +47,7 @@ async def private_start(
     game_id = join_link_game(payload)
     if game_id is not None:
         return await join(deps, game_id, user)
-    return Outcome(reply=Reply("welcome"))
+    return Outcome(reply=Reply(ReplyCode.WELCOME))
 
 
 def join_link_game(payload: str) -> int | None:
@@ -88,7 +88,7 @@ async def set_language(
 ) -> Outcome:
     code = supported_language(language)
     if code is None:
-        return refused("unknown_language", language=language)
+        return refused(ReplyCode.UNKNOWN_LANGUAGE, language=language)
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
@@ -100,18 +100,18 @@ async def set_language(
             game.language = code
             await uow.games.save(game)
         await uow.commit()
-    return Outcome(reply=Reply("language_set", {"language": code}))
+    return Outcome(reply=Reply(ReplyCode.LANGUAGE_SET, {"language": code}))
 
 
 async def set_player_language(deps: Deps, user: Player, language: str) -> Outcome:
     code = supported_language(language)
     if code is None:
-        return refused("unknown_language", language=language)
+        return refused(ReplyCode.UNKNOWN_LANGUAGE, language=language)
     async with deps.uow() as uow:
         await uow.players.upsert(user)
         await uow.players.set_language(user.id, code)
         await uow.commit()
-    return Outcome(reply=Reply("language_set", {"language": code}))
+    return Outcome(reply=Reply(ReplyCode.LANGUAGE_SET, {"language": code}))
 
 
 NUMBERS = ("lives", "max_players")
@@ -128,7 +128,7 @@ async def change_setting(
     if name in NUMBERS:
         value = whole_number(raw, 4)
         if value is None:
-            return refused("invalid_setting", name=name, detail=raw[:20])
+            return refused(ReplyCode.INVALID_SETTING, name=name, detail=raw[:20])
     elif name in TOGGLES:
         value = raw == "1"
     async with deps.uow() as uow:
@@ -144,10 +144,10 @@ async def change_setting(
             else:
                 stored.rules = HouseRules.from_dict({**stored.rules.to_dict(), name: value})
         except (InvalidSettings, TypeError, ValueError) as error:
-            return refused("invalid_setting", name=name, detail=str(error))
+            return refused(ReplyCode.INVALID_SETTING, name=name, detail=str(error))
         await uow.chats.save(stored)
         await uow.commit()
-    return Outcome(reply=Reply("setting_changed", {"name": name, "value": value}))
+    return Outcome(reply=Reply(ReplyCode.SETTING_CHANGED, {"name": name, "value": value}))
 
 
 async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:

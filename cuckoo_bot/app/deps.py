@@ -8,13 +8,16 @@ from dataclasses import dataclass
 from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 
+TURN_TIMEOUT = 90.0  # seconds a player has for a turn, unless their group sets its own
+LOBBY_TIMEOUT = 600.0  # seconds before a lobby starts by itself (enough players) or expires
+
 
 @dataclass(frozen=True)
 class Deps:
     uow: UnitOfWorkFactory
     rng: random.Random  # secrets.SystemRandom() in production; seeded in tests
     clock: Clock
-    turn_timeout: float = 90.0  # seconds, unless a group sets its own
-    lobby_timeout: float = 600.0
+    turn_timeout: float = TURN_TIMEOUT
+    lobby_timeout: float = LOBBY_TIMEOUT
     reveal_pause: float = 0.0  # seconds between a reveal and the next deal
     turn_warning: float = 0.0  # seconds before a turn's end to nudge the player; 0: never

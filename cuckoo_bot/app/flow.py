@@ -10,7 +10,7 @@ from cuckoo_bot.app.league import record_result
 from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player, is_computer
 from cuckoo_bot.app.notices import Notices
 from cuckoo_bot.app.ports import UnitOfWork
-from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.domain.actions import Action, Deal, PlayerId, Resign
 from cuckoo_bot.domain.cards import shuffled_deck
 from cuckoo_bot.domain.engine import apply
@@ -118,8 +118,10 @@ async def resign_in(
     try:
         step(game, Resign(player), now, notices, actor=player)
     except RuleError as error:
-        return Outcome(reply=Reply(error.code), game_id=game.id)
+        return Outcome(reply=Reply(ReplyCode(error.code)), game_id=game.id)
     await advance(uow, deps, game, notices, now)
     dispatch = await publish(uow, game, notices)
     await uow.games.save(game)
-    return Outcome(reply=Reply("resigned"), game_id=game.id, deadline=game.wake, dispatch=dispatch)
+    return Outcome(
+        reply=Reply(ReplyCode.RESIGNED), game_id=game.id, deadline=game.wake, dispatch=dispatch
+    )

@@ -9,9 +9,9 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, GameStatus, Player, is_computer
-from cuckoo_bot.app.notices import LobbyView
+from cuckoo_bot.app.notices import CloseReason, LobbyView
 from cuckoo_bot.app.ports import UnitOfWork
-from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.app.steps import ensure_chat, first_time
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.engine import draw_first_dealer
@@ -50,7 +50,9 @@ def computer_player(index: int) -> Player:
     )
 
 
-async def answer(uow: UnitOfWork, code: str, game: Game | None = None, **params: Any) -> Outcome:
+async def answer(
+    uow: UnitOfWork, code: ReplyCode, game: Game | None = None, **params: Any
+) -> Outcome:
     """Commit (so a redelivered update stays a no-op) and answer the user, changing nothing."""
     await uow.commit()
     return Outcome(reply=Reply(code, params), game_id=game.id if game else None)
@@ -71,18 +73,18 @@ async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> Dispatch:
     return dispatch
 
 
-def _lobby_refusal(game: Game | None) -> tuple[str, dict[str, Any]] | None:
+def _lobby_refusal(game: Game | None) -> tuple[ReplyCode, dict[str, Any]] | None:
     if game is None or game.status is not GameStatus.LOBBY:
-        return "lobby_closed", {}
+        return ReplyCode.LOBBY_CLOSED, {}
     if len(game.seats) >= game.rules.max_players:
-        return "lobby_full", {"max": game.rules.max_players}
+        return ReplyCode.LOBBY_FULL, {"max": game.rules.max_players}
     return None
 
 
 def lobby_view(game: Game) -> LobbyView:
     invited = tuple(p for p in game.offered if p not in game.seats)
     return LobbyView(
-        status=game.status.value,
+        status=game.status,
         seats=tuple(game.seats),
         reason=game.cancel_reason,
         offered=invited if game.status is GameStatus.LOBBY else (),
@@ -107,7 +109,7 @@ async def open_lobby(
         await uow.players.upsert(user)
         existing = await uow.games.open_in_chat(stored.id, lock=True)
         if existing is not None:
-            return await answer(uow, "game_exists", existing, status=existing.status.value)
+            return await answer(uow, ReplyCode.GAME_EXISTS, existing, status=existing.status.value)
         game = Game(
             chat_id=stored.id,
             creator_id=user.id,
@@ -146,16 +148,16 @@ async def play_again(
             return Outcome()
         before = await uow.games.get(game_id)
         if before is None or before.status is not GameStatus.FINISHED:
-            return await answer(uow, "unknown_button")
+            return await answer(uow, ReplyCode.UNKNOWN_BUTTON)
         # The key is under the group's summary, and in the private chat of each person who sat
         # at the game; pressed anywhere else it is not the bot's.
         seated = chat_id == user.id and user.id in before.seats
         if before.chat_id != chat_id and not seated:
-            return await answer(uow, "unknown_button")
+            return await answer(uow, ReplyCode.UNKNOWN_BUTTON)
         chat_id = before.chat_id
         ended = before.finished_at or now
         if now > ended + timedelta(seconds=deps.lobby_timeout):
-            return await answer(uow, "play_again_expired")
+            return await answer(uow, ReplyCode.PLAY_AGAIN_EXPIRED)
         await uow.players.upsert(user)
         # The chat's row, locked as opening a lobby locks it: taps at the same moment take
         # turns, so the first opens the lobby and the others join it.
@@ -163,14 +165,18 @@ async def play_again(
         existing = await uow.games.open_in_chat(chat_id, lock=True)
         if existing is not None:
             if existing.status is not GameStatus.LOBBY:
-                return await answer(uow, "game_exists", existing, status=existing.status.value)
+                return await answer(
+                    uow, ReplyCode.GAME_EXISTS, existing, status=existing.status.value
+                )
             if user.id in existing.seats or not reachable:
-                return await answer(uow, "already_joined" if reachable else "lobby_open", existing)
+                return await answer(
+                    uow, ReplyCode.ALREADY_JOINED if reachable else ReplyCode.LOBBY_OPEN, existing
+                )
             if (refusal := _lobby_refusal(existing)) is not None:
                 return await answer(uow, refusal[0], existing, **refusal[1])
             dispatch = await _take_seat(uow, existing, user.id)
             await uow.commit()
-            return Outcome(reply=Reply("joined"), game_id=existing.id, dispatch=dispatch)
+            return Outcome(reply=Reply(ReplyCode.JOINED), game_id=existing.id, dispatch=dispatch)
         game = Game(
             chat_id=chat_id,
             creator_id=user.id,
@@ -188,7 +194,7 @@ async def play_again(
         game.chat = before.chat
         dispatch = await show_lobby(uow, game)
         await uow.commit()
-        code = "again_opened" if reachable else "need_private"
+        code = ReplyCode.AGAIN_OPENED if reachable else ReplyCode.NEED_PRIVATE
         return Outcome(reply=Reply(code), game_id=game.id, deadline=game.wake, dispatch=dispatch)
 
 
@@ -207,15 +213,15 @@ async def join(
         await uow.players.upsert(user)
         game = await uow.games.get(game_id, lock=True)
         if game is not None and chat_id is not None and game.chat_id != chat_id:
-            return await answer(uow, "unknown_button")
+            return await answer(uow, ReplyCode.UNKNOWN_BUTTON)
         if game is not None and user.id in game.seats and game.status is GameStatus.LOBBY:
-            return await answer(uow, "already_joined", game)
+            return await answer(uow, ReplyCode.ALREADY_JOINED, game)
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None
         dispatch = await _take_seat(uow, game, user.id)
         await uow.commit()
-        return Outcome(reply=Reply("joined"), game_id=game.id, dispatch=dispatch)
+        return Outcome(reply=Reply(ReplyCode.JOINED), game_id=game.id, dispatch=dispatch)
 
 
 async def add_computer(
@@ -233,19 +239,19 @@ async def add_computer(
             return Outcome()
         game = await uow.games.get(game_id, lock=True)
         if game is not None and game.chat_id != chat_id:
-            return await answer(uow, "unknown_button")
+            return await answer(uow, ReplyCode.UNKNOWN_BUTTON)
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None
         if not _may_manage(game, user, is_admin):
-            return await answer(uow, "creator_or_admin_only", game)
+            return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
         used = {-p for p in game.seats if is_computer(p)}
         index = next(i for i in range(1, 100) if i not in used)
         robot = await uow.players.upsert(computer_player(index))
         dispatch = await _take_seat(uow, game, robot.id)
         await uow.commit()
         return Outcome(
-            reply=Reply("computer_added", {"name": robot.display_name}),
+            reply=Reply(ReplyCode.COMPUTER_ADDED, {"name": robot.display_name}),
             game_id=game.id,
             dispatch=dispatch,
         )
@@ -259,7 +265,7 @@ async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = 
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None or user.id not in game.seats:
-            return await answer(uow, "not_in_game", game)
+            return await answer(uow, ReplyCode.NOT_IN_GAME, game)
         if game.status is GameStatus.RUNNING:
             outcome = await resign_in(uow, deps, game, user.id, now)
             await uow.commit()
@@ -268,7 +274,7 @@ async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = 
         dispatch = await show_lobby(uow, game)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=Reply("left"), game_id=game.id, dispatch=dispatch)
+        return Outcome(reply=Reply(ReplyCode.LEFT), game_id=game.id, dispatch=dispatch)
 
 
 def _may_manage(game: Game, user: Player, is_admin: bool) -> bool:
@@ -284,18 +290,18 @@ async def start(
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
-            return await answer(uow, "no_lobby")
+            return await answer(uow, ReplyCode.NO_LOBBY)
         if game.status is not GameStatus.LOBBY:
-            return await answer(uow, "already_running", game)
+            return await answer(uow, ReplyCode.ALREADY_RUNNING, game)
         if not _may_manage(game, user, is_admin):
-            return await answer(uow, "creator_or_admin_only", game)
+            return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
         if len(game.seats) < game.rules.min_players:
             minimum, have = game.rules.min_players, len(game.seats)
-            return await answer(uow, "need_players", game, min=minimum, have=have)
+            return await answer(uow, ReplyCode.NEED_PLAYERS, game, min=minimum, have=have)
         dispatch = await _begin(uow, deps, game, now)
         await uow.commit()
         return Outcome(
-            reply=Reply("started"), game_id=game.id, deadline=game.wake, dispatch=dispatch
+            reply=Reply(ReplyCode.STARTED), game_id=game.id, deadline=game.wake, dispatch=dispatch
         )
 
 
@@ -329,14 +335,14 @@ async def cancel(
             return Outcome()
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
-            return await answer(uow, "no_game")
+            return await answer(uow, ReplyCode.NO_GAME)
         if user is not None and not _may_manage(game, user, is_admin):
-            return await answer(uow, "creator_or_admin_only", game)
+            return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
         was_running = game.status is GameStatus.RUNNING
         notices = notices_for(game)
         close(game, reason, now)
         if was_running and game.state is not None:
-            notices.close_all(game.state, "cancelled")  # the players' keys go
+            notices.close_all(game.state, CloseReason.CANCELLED)  # the players' keys go
             if user is not None:
                 notices.table(game.state, closed=True)
         if user is not None:  # a removed bot cannot post anything to the group
@@ -344,7 +350,7 @@ async def cancel(
         dispatch = await publish(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=Reply("cancelled"), game_id=game.id, dispatch=dispatch)
+        return Outcome(reply=Reply(ReplyCode.CANCELLED), game_id=game.id, dispatch=dispatch)
 
 
 async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Outcome:

@@ -12,10 +12,10 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
-from cuckoo_bot.app.model import MOVE_NAMES, RatingChange, is_computer
+from cuckoo_bot.app.model import MOVE_NAMES, GameStatus, RatingChange, is_computer
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.cards import Card
@@ -65,9 +65,30 @@ class NoticeKind(Enum):
 # -- payloads -----------------------------------------------------------------------------------
 
 
+class News(StrEnum):
+    """How the card in a prompt came to the player since they last saw one."""
+
+    HELD = "held"  # the card they had
+    DEALT = "dealt"  # dealt with this prompt (the first person asked in the round)
+    SWAPPED = "swapped"  # a neighbour swapped with them (``PromptNote.by``)
+    CUT = "cut"  # the dealer's second cut: the card they cut
+
+
+class CloseReason(StrEnum):
+    """Why the game is over for a player (their prompt's keys go)."""
+
+    OUT = "out"  # lost their last life
+    GAME_OVER = "game_over"  # someone won
+    ABANDONED = "abandoned"  # everyone left stopped playing
+    CANCELLED = "cancelled"
+    RESIGNED = "resigned"
+    IDLE = "idle"  # missed too many turns in a row
+    EXPIRED = "expired"  # the Play again key under their end of the game is too old
+
+
 @dataclass(frozen=True)
 class LobbyView:
-    status: str  # the game's status: lobby, running, finished, cancelled
+    status: GameStatus
     seats: tuple[PlayerId, ...] = ()
     reason: str | None = None  # why a lobby closed: cancelled, expired, bot_removed
     offered: tuple[PlayerId, ...] = ()  # the last game's players, invited to take a seat
@@ -205,7 +226,7 @@ class PromptNote:
     options: tuple[str, ...]  # keep, swap, cut
     target: PlayerId | None = None  # whose card a swap takes; None for the dealer
     cuts_made: int = 0
-    news: str = "held"  # held, dealt (first to act), swapped (by ``by``), cut (second cut)
+    news: News = News.HELD
     by: PlayerId | None = None
     prev: RoundResult | None = None  # the last round's end, for the first to act
     again: bool = False  # the dealer's second cut: the same prompt, asked again
@@ -245,7 +266,7 @@ class PlayedNote:
 class CloseNote:
     """The game is over for this player; clears the keys of their last prompt."""
 
-    reason: str  # out, game_over, abandoned, cancelled, resigned, idle
+    reason: CloseReason
     prev: RoundResult | None = None
     winners: tuple[PlayerId, ...] = ()
     shared: bool = False
@@ -429,7 +450,9 @@ class Notices:
         if not is_computer(player):
             self._put(("played", player), NoticeKind.PLAYED, player, note)
 
-    def close(self, player: PlayerId, reason: str, over: GameOverView | None = None) -> None:
+    def close(
+        self, player: PlayerId, reason: CloseReason, over: GameOverView | None = None
+    ) -> None:
         if is_computer(player):
             return
         note = CloseNote(
@@ -440,7 +463,9 @@ class Notices:
         )
         self._put(("close", player), NoticeKind.CLOSE, player, note)
 
-    def close_all(self, state: GameState, reason: str, over: GameOverView | None = None) -> None:
+    def close_all(
+        self, state: GameState, reason: CloseReason, over: GameOverView | None = None
+    ) -> None:
         """Everyone still at the table (or out in this very move) is told; their keys go."""
         closed = {key[1] for key in self._items if key[0] == "close"}
         for seat in state.seats:
@@ -467,7 +492,7 @@ class Notices:
                 self._reveal(state, event)
             elif isinstance(event, PlayerEliminated) and revealed:
                 self._reveal(state, event)
-                self.close(event.player, "out")
+                self.close(event.player, CloseReason.OUT)
             elif isinstance(event, Misdealt):
                 rnd = state.round
                 for player in rnd.order if rnd is not None else ():
@@ -476,7 +501,8 @@ class Notices:
                     )
                 self.announce(event, (event.round,))
             elif isinstance(event, PlayerRemoved):
-                reason = "idle" if event.reason is RemovalReason.IDLE else "resigned"
+                idle = event.reason is RemovalReason.IDLE
+                reason = CloseReason.IDLE if idle else CloseReason.RESIGNED
                 self.close(event.player, reason)
                 self.announce(event, (event.player,))
             elif isinstance(event, SuddenDeathStarted | SuddenDeathDrawn):
@@ -488,9 +514,8 @@ class Notices:
                     else GameOverView(abandoned=True)
                 )
                 self.game_over(over)
-                self.close_all(
-                    state, "game_over" if isinstance(event, GameWon) else "abandoned", over
-                )
+                won = isinstance(event, GameWon)
+                self.close_all(state, CloseReason.GAME_OVER if won else CloseReason.ABANDONED, over)
 
     def summary(self, state: GameState, changes: tuple[RatingChange, ...]) -> None:
         """Add the game's summary to its end: rounds, who went out when, the league's moves."""
@@ -524,7 +549,7 @@ class Notices:
             prev = told.payload.prev if told and isinstance(told.payload, CloseNote) else None
             change = moved.get(seat.player)
             note = CloseNote(
-                reason="game_over",
+                reason=CloseReason.GAME_OVER,
                 prev=prev,
                 winners=state.winners,
                 shared=state.shared_victory,
@@ -553,13 +578,13 @@ class Notices:
         prev = (
             deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
         )
-        news, by = "held", None
+        news, by = News.HELD, None
         if deal is not None:
-            news = "dealt"
+            news = News.DEALT
         elif actor in self._swapped_by:
-            news, by = "swapped", self._swapped_by[actor]
+            news, by = News.SWAPPED, self._swapped_by[actor]
         elif self._cut and rnd.actor_is_dealer:
-            news = "cut"
+            news = News.CUT
         note = PromptNote(
             round=rnd.number,
             turn=state.turn,

@@ -12,6 +12,7 @@ from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
 from cuckoo_bot.app.notices import (
     CloseNote,
+    CloseReason,
     GameOverView,
     Notice,
     NoticeKind,
@@ -21,7 +22,7 @@ from cuckoo_bot.app.notices import (
     last_result,
 )
 from cuckoo_bot.app.ports import UnitOfWork
-from cuckoo_bot.app.results import Outcome, Reply, refused
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.steps import first_time
 from cuckoo_bot.domain.actions import PlayerId, Timeout
 from cuckoo_bot.domain.cards import Card
@@ -44,18 +45,18 @@ def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
     card: dict[str, Any] = {"card": held} if held else {}
     for event in events:
         if isinstance(event, Kept):
-            return Reply("done_keep", card)
+            return Reply(ReplyCode.DONE_KEEP, card)
         if isinstance(event, Swapped):
-            return Reply("done_swap", {**card, "player": event.neighbour})
+            return Reply(ReplyCode.DONE_SWAP, {**card, "player": event.neighbour})
         if isinstance(event, SwapBlocked):
             return Reply(
-                "done_blocked", {**card, "king": event.king.code, "player": event.neighbour}
+                ReplyCode.DONE_BLOCKED, {**card, "king": event.king.code, "player": event.neighbour}
             )
         if isinstance(event, CardCut):
-            return Reply("done_cut", card)
+            return Reply(ReplyCode.DONE_CUT, card)
         if isinstance(event, CutBlocked):
-            return Reply("done_cut_blocked", {**card, "king": event.king.code})
-    return Reply(f"done_{move}", card)
+            return Reply(ReplyCode.DONE_CUT_BLOCKED, {**card, "king": event.king.code})
+    return Reply(ReplyCode(f"done_{move}"), card)
 
 
 def _played(
@@ -98,7 +99,7 @@ def _already(state: GameState, player: PlayerId) -> Reply | None:
         params["player"] = act.target
     if act.shown is not None:
         params["king"] = act.shown.code
-    return Reply(f"already_{act.kind.value}", params)
+    return Reply(ReplyCode(f"already_{act.kind.value}"), params)
 
 
 def _held(state: GameState, events: tuple[Event, ...], player: PlayerId) -> str | None:
@@ -129,21 +130,21 @@ async def act(
     now = deps.clock.now()
     kind = MOVES.get(move)
     if kind is None:
-        return refused("unknown_button")
+        return refused(ReplyCode.UNKNOWN_BUTTON)
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
         game = await uow.games.get(game_id, lock=True)
         if game is None or game.status is not GameStatus.RUNNING or game.state is None:
             await uow.commit()
-            return refused("game_not_running")
+            return refused(ReplyCode.GAME_NOT_RUNNING)
         if player not in game.seats:
             await uow.commit()
-            return refused("not_in_game")
+            return refused(ReplyCode.NOT_IN_GAME)
         rnd = game.state.round
         if round_no is not None and (rnd is None or rnd.number != round_no):
             await uow.commit()
-            return refused("stale_turn")
+            return refused(ReplyCode.STALE_TURN)
         notices = notices_for(game)
         recalled = _recalled(game.state, player)
         try:
@@ -155,7 +156,7 @@ async def act(
             late = error.code == "stale_turn" and game.state.actor != player
             done = _already(game.state, player) if late else None
             params = {"player": game.state.actor} if game.state.actor is not None else {}
-            return Outcome(reply=done or Reply(error.code, params), game_id=game.id)
+            return Outcome(reply=done or Reply(ReplyCode(error.code), params), game_id=game.id)
         answer = _answer(move, events, held=_held(game.state, events, player))
         players = await uow.players.get_many(people(game))
         known = players.get(player)
@@ -202,7 +203,7 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
             step(game, Timeout(turn), now, notices)
             # The lapsed prompt says so, its keys gone (the player kept their card).
             kept = game.state.round.card_of(actor) if game.state.round is not None else None
-            lapsed = PlayedNote(rnd.number, turn, "timed_out", card=kept, last=recalled)
+            lapsed = PlayedNote(rnd.number, turn, ReplyCode.TIMED_OUT, card=kept, last=recalled)
             notices.played(actor, lapsed)
         await advance(uow, deps, game, notices, now)
         dispatch = await publish(uow, game, notices)
@@ -248,7 +249,7 @@ async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
     ]
     # The key is also under each person's private end of the game.
     gone += [
-        Notice(NoticeKind.CLOSE, player, CloseNote(reason="expired"), game_id=game.id)
+        Notice(NoticeKind.CLOSE, player, CloseNote(reason=CloseReason.EXPIRED), game_id=game.id)
         for player in game.seats
         if not is_computer(player)
     ]
@@ -272,14 +273,14 @@ async def show_card(deps: Deps, game_id: int, player: PlayerId) -> Outcome:
     async with deps.uow(read_only=True) as uow:
         game = await uow.games.get(game_id)
     if game is None or game.state is None or game.status is not GameStatus.RUNNING:
-        return refused("game_not_running")
+        return refused(ReplyCode.GAME_NOT_RUNNING)
     rnd = game.state.round
     if rnd is None or game.state.phase is not Phase.TURNS or player not in rnd.order:
-        return refused("no_card")
+        return refused(ReplyCode.NO_CARD)
     lives = game.state.lives(player)
     return Outcome(
         reply=Reply(
-            "your_card",
+            ReplyCode.YOUR_CARD,
             {"card": rnd.card_of(player).code, "round": rnd.number, "lives": lives},
             alert=True,
         ),

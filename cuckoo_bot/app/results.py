@@ -4,10 +4,68 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cuckoo_bot.app.dispatch import Dispatch
+
+
+class ReplyCode(StrEnum):
+    """Every short answer the bot gives, one member each; the transport words it as the
+    message ``reply_<code>`` (the i18n tests check each has words in every language). The
+    rules' own refusals (``RuleError.code``) are members too."""
+
+    AGAIN_OPENED = "again_opened"
+    ALREADY_BLOCKED = "already_blocked"
+    ALREADY_CUT = "already_cut"
+    ALREADY_CUT_BLOCKED = "already_cut_blocked"
+    ALREADY_JOINED = "already_joined"
+    ALREADY_KEEP = "already_keep"
+    ALREADY_RUNNING = "already_running"
+    ALREADY_SWAP = "already_swap"
+    ALREADY_TIMEOUT = "already_timeout"
+    CANCELLED = "cancelled"
+    COMPUTER_ADDED = "computer_added"
+    CREATOR_OR_ADMIN_ONLY = "creator_or_admin_only"
+    DONE_BLOCKED = "done_blocked"
+    DONE_CUT = "done_cut"
+    DONE_CUT_BLOCKED = "done_cut_blocked"
+    DONE_KEEP = "done_keep"
+    DONE_SWAP = "done_swap"
+    GAME_EXISTS = "game_exists"
+    GAME_NOT_RUNNING = "game_not_running"
+    GAME_OVER = "game_over"
+    HISTORY_NOT_FOUND = "history_not_found"
+    HISTORY_USAGE = "history_usage"
+    ILLEGAL_ACTION = "illegal_action"
+    INVALID_SETTING = "invalid_setting"
+    JOINED = "joined"
+    LANGUAGE_SET = "language_set"
+    LEFT = "left"
+    LOBBY_CLOSED = "lobby_closed"
+    LOBBY_FULL = "lobby_full"
+    LOBBY_OPEN = "lobby_open"
+    NEED_PLAYERS = "need_players"
+    NEED_PRIVATE = "need_private"
+    NO_CARD = "no_card"
+    NO_GAME = "no_game"
+    NO_LOBBY = "no_lobby"
+    NOT_ADMIN = "not_admin"
+    NOT_IN_GAME = "not_in_game"
+    NOT_MEMBER = "not_member"
+    NOT_YOUR_TURN = "not_your_turn"
+    PLAY_AGAIN_EXPIRED = "play_again_expired"
+    RESIGNED = "resigned"
+    SETTING_CHANGED = "setting_changed"
+    STALE_TURN = "stale_turn"
+    STARTED = "started"
+    TIMED_OUT = "timed_out"
+    TRY_AGAIN = "try_again"
+    UNKNOWN_BUTTON = "unknown_button"
+    UNKNOWN_LANGUAGE = "unknown_language"
+    WELCOME = "welcome"
+    YOUR_CARD = "your_card"
 
 
 @dataclass(frozen=True)
@@ -17,7 +75,7 @@ class Reply:
     ``code`` is stable and translated by the transport; ``params`` fill its placeholders.
     """
 
-    code: str
+    code: ReplyCode
     params: dict[str, Any] = field(default_factory=dict)
     alert: bool = False  # show as a popup the user must dismiss (e.g. a private card)
     url: str | None = None  # open this link instead (a deep link to the bot)
@@ -31,5 +89,5 @@ class Outcome:
     dispatch: Dispatch | None = None  # committed notices to deliver now
 
 
-def refused(code: str, **params: Any) -> Outcome:
+def refused(code: ReplyCode, **params: Any) -> Outcome:
     return Outcome(reply=Reply(code, params))

@@ -83,7 +83,9 @@ async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkF
     async with uow_factory() as uow:
         await seed(uow)
         game = await uow.games.add(lobby())
-        await uow.outbox.add_many([Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), game.id)])
+        await uow.outbox.add_many(
+            [Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY), game.id)]
+        )
         await uow.standings.save(Standing(player_id=PLAYERS[0].id, scope=CHAT_ID, season="all"))
         assert await uow.updates.first_time(1)
         assert await uow.games.get(game.id) is not None  # visible inside the transaction
@@ -133,7 +135,13 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
         second = await uow.games.add(lobby())
         player = PLAYERS[0].id
         notices = [
-            Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby", (1, 2)), first.id, thread_id=77),
+            Notice(
+                NoticeKind.LOBBY,
+                CHAT_ID,
+                LobbyView(GameStatus.LOBBY, (1, 2)),
+                first.id,
+                thread_id=77,
+            ),
             Notice(NoticeKind.DEAL, player, DealNote(1, ace, 2, 1, 3), second.id),
             Notice(NoticeKind.ANNOUNCE, CHAT_ID, Announcement("Misdealt", {"round": 1})),
             Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), first.id),

@@ -13,6 +13,7 @@ from cuckoo_bot.app.dispatch import Delivered, SentMessage
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
     CloseNote,
+    CloseReason,
     DealNote,
     Notice,
     NoticeKind,
@@ -318,7 +319,7 @@ class PrivateLane(Lane):
     async def close(self, notice: Notice, game: Game) -> None:
         note = notice.payload
         assert isinstance(note, CloseNote)
-        if note.reason == "expired":
+        if note.reason is CloseReason.EXPIRED:
             await self.expire_keys(notice)
             return
         prompts = self._live_prompts(notice)

@@ -23,7 +23,7 @@ from telegram.ext import (
 
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import ConcurrentUpdate
-from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.handlers import info, league, lobby, membership, play, settings
@@ -99,13 +99,13 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         data = cb.decode(query.data)
     except cb.BadCallback:
-        await query.answer(s.renderer.popup(lang, Reply("unknown_button")))
+        await query.answer(s.renderer.popup(lang, Reply(ReplyCode.UNKNOWN_BUTTON)))
         return
     chat = update.effective_chat
     logfields.bind(chat_id=chat.id if chat else None, game_id=data.game or None)
     press = Press(update, context, s, lang, player_of(query.from_user), data)
     handler = KEYS.get(data.kind)
-    outcome = await handler(press) if handler else Outcome(reply=Reply("unknown_button"))
+    outcome = await handler(press) if handler else Outcome(reply=Reply(ReplyCode.UNKNOWN_BUTTON))
     if outcome is None:
         return  # answered by the key's handler
     reply = outcome.reply
@@ -135,10 +135,10 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         lang = await language_of(s, update)
     except Exception:  # the database may be what failed: answer in English then
         log.debug("no language for the answer", exc_info=True)
-    text = s.renderer.reply(lang, Reply("try_again"))
+    text = s.renderer.reply(lang, Reply(ReplyCode.TRY_AGAIN))
     try:
         if update.callback_query is not None:
-            await update.callback_query.answer(s.renderer.popup(lang, Reply("try_again")))
+            await update.callback_query.answer(s.renderer.popup(lang, Reply(ReplyCode.TRY_AGAIN)))
         elif update.effective_message is not None and chat is not None:
             await say(s, update, text)
     except TelegramError as exc:

@@ -10,7 +10,7 @@ from telegram.ext import ContextTypes
 from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.model import Player, whole_number
 from cuckoo_bot.app.queries import Story
-from cuckoo_bot.app.results import Reply
+from cuckoo_bot.app.results import Reply, ReplyCode
 from cuckoo_bot.transport.handlers.common import (
     Services,
     group_command,
@@ -61,11 +61,13 @@ async def cmd_history(
     number = args[0].lstrip("#")
     game_id = whole_number(number, 9)  # game ids are 32-bit in the store
     if game_id is None:
-        await say(s, update, s.renderer.reply(lang, Reply("history_usage")))
+        await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.HISTORY_USAGE)))
         return
     story = await queries.story(s.deps, chat_id, game_id)
     if story is None:
-        await say(s, update, s.renderer.reply(lang, Reply("history_not_found", {"game": number})))
+        await say(
+            s, update, s.renderer.reply(lang, Reply(ReplyCode.HISTORY_NOT_FOUND, {"game": number}))
+        )
         return
     t = s.renderer.tr.t
     folded = collapsed(s.renderer.story(lang, story))

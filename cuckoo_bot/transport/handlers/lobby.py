@@ -9,7 +9,7 @@ from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, lobby, queries
 from cuckoo_bot.app.model import Player
-from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.transport.handlers.common import (
     Press,
     Services,
@@ -48,7 +48,7 @@ async def cmd_join(
     assert update.effective_chat and update.effective_user
     game_id = await queries.open_game_id(s.deps, update.effective_chat.id)
     if game_id is None:
-        await say(s, update, s.renderer.reply(lang, Reply("no_lobby")))
+        await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NO_LOBBY)))
         return
     user = player_of(update.effective_user)
     if not await reachable(context, s, user, lang):
@@ -56,7 +56,7 @@ async def cmd_join(
         keys = InlineKeyboardMarkup(
             [[InlineKeyboardButton(s.renderer.tr.t(lang, "btn_open_private"), url=link)]]
         )
-        await say(s, update, s.renderer.reply(lang, Reply("need_private")), keys)
+        await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NEED_PRIVATE)), keys)
         return
     outcome = await lobby.join(
         s.deps, game_id, user, update.update_id, chat_id=update.effective_chat.id
@@ -125,7 +125,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat_id = await chats.chat_of_game(s.deps, game_id)
         if chat_id is None or not await is_member(context, chat_id, user.id):
             await chats.private_start(s.deps, player, "", update.update_id)
-            await say(s, update, s.renderer.reply(lang, Reply("not_member")))
+            await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NOT_MEMBER)))
             return
     outcome = await chats.private_start(s.deps, player, payload, update.update_id)
     if outcome.reply is not None and outcome.reply.code == "welcome":
@@ -149,9 +149,11 @@ async def story_link(
     chat_id = await chats.chat_of_game(s.deps, game_id)
     story = await queries.story(s.deps, chat_id, game_id) if chat_id is not None else None
     if chat_id is None or not await is_member(context, chat_id, player.id):
-        await say(s, update, s.renderer.reply(lang, Reply("not_member")))
+        await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NOT_MEMBER)))
     elif story is None:
-        await say(s, update, s.renderer.reply(lang, Reply("history_not_found", {"game": game_id})))
+        await say(
+            s, update, s.renderer.reply(lang, Reply(ReplyCode.HISTORY_NOT_FOUND, {"game": game_id}))
+        )
     else:
         await tell_story(s, player, story)
 
@@ -161,7 +163,7 @@ async def join_key(press: Press) -> Outcome | None:
     if not await reachable(press.context, s, user, press.lang):
         await chats.set_reachable(s.deps, user, False)
         await press.query.answer(
-            s.renderer.popup(press.lang, Reply("need_private")),
+            s.renderer.popup(press.lang, Reply(ReplyCode.NEED_PRIVATE)),
             url=s.deep_link(chats.join_payload(press.data.game)),
         )
         return None

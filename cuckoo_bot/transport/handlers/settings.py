@@ -9,7 +9,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats
-from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
     Press,
@@ -32,7 +32,7 @@ async def cmd_settings(
 ) -> None:
     assert update.effective_chat and update.effective_user
     if not await is_admin(context, update.effective_chat.id, update.effective_user.id, update):
-        await say(s, update, s.renderer.reply(lang, Reply("not_admin")))
+        await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NOT_ADMIN)))
         return
     chat = await chats.chat_settings(s.deps, chat_of(update.effective_chat))
     rendered = s.renderer.settings(lang, chat, s.deps.turn_timeout)
@@ -49,7 +49,7 @@ async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         choice = context.args[0]
         if chat.type in GROUP_TYPES:
             if not await is_admin(context, chat.id, user.id, update):
-                await say(s, update, s.renderer.reply(lang, Reply("not_admin")))
+                await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NOT_ADMIN)))
                 return
             outcome = await chats.set_language(s.deps, chat_of(chat), choice)
         else:
@@ -69,7 +69,7 @@ async def setting(
     chat = update.effective_chat
     assert query is not None
     if chat is None or not await is_admin(context, chat.id, query.from_user.id):
-        return Outcome(reply=Reply("not_admin"))
+        return Outcome(reply=Reply(ReplyCode.NOT_ADMIN))
     name, _, raw = arg.partition("=")
     outcome = await chats.change_setting(s.deps, chat_of(chat), name, raw, update.update_id)
     stored = await chats.chat_settings(s.deps, chat_of(chat))
@@ -91,7 +91,7 @@ async def language_button(
         return Outcome()
     if chat.type in GROUP_TYPES:
         if not await is_admin(context, chat.id, user.id):
-            return Outcome(reply=Reply("not_admin"))
+            return Outcome(reply=Reply(ReplyCode.NOT_ADMIN))
         return await chats.set_language(s.deps, chat_of(chat), code, update.update_id)
     return await chats.set_player_language(s.deps, player_of(user), code)
 

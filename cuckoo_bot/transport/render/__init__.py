@@ -8,6 +8,7 @@ story); ``common`` holds what they share. ``Renderer`` is all of them over one t
 
 from __future__ import annotations
 
+from cuckoo_bot.app.deps import LOBBY_TIMEOUT
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render.common import (
     MAX_TEXT,
@@ -67,6 +68,8 @@ class Renderer(
 ):
     """Every message the bot writes, in the reader's language."""
 
-    def __init__(self, translator: Translator, lobby_minutes: int = 10) -> None:
+    def __init__(
+        self, translator: Translator, lobby_minutes: int = int(LOBBY_TIMEOUT // 60)
+    ) -> None:
         super().__init__(translator)
         self.lobby_minutes = lobby_minutes

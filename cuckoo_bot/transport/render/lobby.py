@@ -3,14 +3,15 @@ add a computer or cancel; once the lobby is over, how it ended."""
 
 from __future__ import annotations
 
-from cuckoo_bot.app.model import Game
+from cuckoo_bot.app.deps import LOBBY_TIMEOUT
+from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import LobbyView, Notice
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys, mention, name_of
 
 
 class LobbyPart(Part):
-    lobby_minutes = 10  # how long a lobby stays open, said in its hint
+    lobby_minutes = int(LOBBY_TIMEOUT // 60)  # how long a lobby stays open, said in its hint
 
     def lobby(self, notice: Notice, game: Game, known: Known, lang: str) -> Rendered:
         t = self.tr.t
@@ -29,7 +30,7 @@ class LobbyPart(Part):
             # Mentions: the invited hear of the new game (a mention in a new message notifies).
             invited = ", ".join(mention(players, p) for p in view.offered)
             lines += ["", t(lang, "lobby_offered", names=invited)]
-        if view.status == "lobby":
+        if view.status is GameStatus.LOBBY:
             lines += [
                 "",
                 t(
@@ -54,7 +55,7 @@ class LobbyPart(Part):
                     [(t(lang, "btn_cancel"), cb.Callback(cb.CANCEL, game.id).encode())],
                 ]
             )
-        elif view.status in ("running", "finished"):
+        elif view.status in (GameStatus.RUNNING, GameStatus.FINISHED):
             lines += ["", t(lang, "lobby_started")]
         else:
             key = {"expired": "lobby_expired", "bot_removed": "lobby_bot_removed"}.get(

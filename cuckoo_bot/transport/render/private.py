@@ -8,13 +8,15 @@ from typing import Any
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
     CloseNote,
+    CloseReason,
     DealNote,
+    News,
     NudgeNote,
     PlayedNote,
     PromptNote,
     RoundResult,
 )
-from cuckoo_bot.app.results import Reply
+from cuckoo_bot.app.results import Reply, ReplyCode
 from cuckoo_bot.domain.state import Act
 from cuckoo_bot.transport import callbacks as cb
 from cuckoo_bot.transport.render.common import (
@@ -91,9 +93,9 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         card = card_label(note.card.code)
-        if note.news == "swapped" and note.by is not None:
+        if note.news is News.SWAPPED and note.by is not None:
             held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
-        elif note.news == "cut":
+        elif note.news is News.CUT:
             held = t(lang, "prompt_cut", card=card)
         else:
             held = t(lang, "prompt_card", card=card)
@@ -148,7 +150,7 @@ class PrivatePart(ReplyPart):
         if note.king is not None:
             params["king"] = note.king.code
         players = self.cast(known, game.seats, lang)
-        done = self.reply(lang, Reply(note.answer, params), players)
+        done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
         mark = "" if note.answer == "timed_out" else "✅ "  # that answer has its own clock
         lines = [] if note.last is None else [self.recall_line(note.last, lang)]
         lines += [
@@ -192,7 +194,7 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         lines = []
-        won = note.reason == "game_over" and reader is not None and reader in note.winners
+        won = note.reason is CloseReason.GAME_OVER and reader is not None and reader in note.winners
         if note.prev is not None and won and note.shared:
             lines.append(self._where(game, note.prev.round, lang))
         elif note.prev is not None:
@@ -202,11 +204,11 @@ class PrivatePart(ReplyPart):
             lines.append(t(lang, "close_you_won_shared", names=others))
         elif won:
             lines.append(t(lang, "close_you_won"))
-        elif note.reason == "game_over" and note.winners:
+        elif note.reason is CloseReason.GAME_OVER and note.winners:
             names = ", ".join(name_of(players, w) for w in note.winners)
             key = "close_won_shared" if note.shared else "close_won"
             lines.append(t(lang, key, names=names))
         else:
             lines.append(t(lang, f"close_{note.reason}"))
         # Out of the game, the rest is no longer urgent for the player.
-        return Rendered("\n".join(lines), quiet=note.reason == "out")
+        return Rendered("\n".join(lines), quiet=note.reason is CloseReason.OUT)

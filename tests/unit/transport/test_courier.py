@@ -20,7 +20,7 @@ from cuckoo_bot.app import dispatch, lobby, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.dispatch import MAX_TRIES
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
-from cuckoo_bot.app.notices import CloseNote, DealNote, Notice, NoticeKind
+from cuckoo_bot.app.notices import CloseNote, CloseReason, DealNote, Notice, NoticeKind
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
@@ -347,7 +347,7 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     )
     notices = [
         Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id),
-        Notice(NoticeKind.CLOSE, player, CloseNote("cancelled"), game_id),
+        Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id),
     ]
     async with table.deps.uow() as uow:
         batch = await dispatch.prepare(uow, game, notices)

@@ -14,6 +14,7 @@ from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, RatingChange, Standing
 from cuckoo_bot.app.notices import (
     CloseNote,
+    CloseReason,
     DealNote,
     Exit,
     GameOverView,
@@ -428,12 +429,12 @@ def test_a_shared_win_is_told_as_one_to_each_winner_never_beside_a_lost_last_lif
     lang: str,
 ) -> None:
     out = RoundResult(round=9, card=Card.from_code("2C"), lost=True, lives=0, out=True)
-    note = CloseNote(reason="game_over", prev=out, winners=(1, 2), shared=True)
+    note = CloseNote(reason=CloseReason.GAME_OVER, prev=out, winners=(1, 2), shared=True)
     mine = seen(plain(renderer.close(note, _table_game(), NAMED, lang, reader=1).text))
     assert "Ben" in mine and "Ann" not in mine and "2♣" not in mine  # no "last life" line
     theirs = seen(plain(renderer.close(note, _table_game(), NAMED, lang, reader=3).text))
     assert "Ann" in theirs and "Ben" in theirs and "2♣" in theirs
-    alone = CloseNote(reason="game_over", winners=(1,))
+    alone = CloseNote(reason=CloseReason.GAME_OVER, winners=(1,))
     assert "You won" in renderer.close(alone, _table_game(), NAMED, "en", reader=1).text
 
 
