@@ -21,15 +21,26 @@ import contextlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import aiohttp
 
 from .models import JSON, DeliveryRecord
 
-if TYPE_CHECKING:
-    from .state import World
+
+class Updates(Protocol):
+    """What delivery needs of the fake's state (``state.World``, which owns a delivery): the
+    queue of updates, a clock, and a way to say and to hear that something changed."""
+
+    updates: list[tuple[int, str, JSON]]  # (update_id, type, update)
+    clock: Callable[[], float]
+
+    def changed(self, event: str = "change", payload: Any = None) -> None: ...
+
+    def change_signal(self) -> asyncio.Event: ...
+
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DEFAULT_MAX_CONNECTIONS = 40
@@ -94,7 +105,7 @@ class WebhookDelivery:
     `close` (deleteWebhook, server stop) cancels them all and waits for them.
     """
 
-    def __init__(self, world: World, *, request_timeout: float, retry_delay: float) -> None:
+    def __init__(self, world: Updates, *, request_timeout: float, retry_delay: float) -> None:
         self.world = world
         self.config: WebhookConfig | None = None
         self.request_timeout = request_timeout

@@ -8,7 +8,9 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import notices_for, publish
 from cuckoo_bot.app.lobby import cancel, join, lobby_view
-from cuckoo_bot.app.model import Chat, GameStatus, Player, supported_language, whole_number
+from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, supported_language, whole_number
+from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.steps import ensure_chat, first_time
 from cuckoo_bot.domain.errors import InvalidSettings
@@ -154,24 +156,29 @@ async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:
     """The group became a supergroup: its games and league table follow the new id, and an
     open game's lobby or table is posted afresh there (the old group's messages are gone)."""
     async with deps.uow() as uow:
-        if await uow.chats.get(old_id, lock=True) is None:
-            await uow.commit()
-            return Outcome()
-        await uow.chats.migrate(old_id, new_id)
-        game = await uow.games.open_in_chat(new_id, lock=True)
-        if game is None:
-            await uow.commit()
-            return Outcome()
-        # The old group's messages are gone: the lobby or the round's table is posted there anew
-        # (the store looks edit targets up in the game's current chat, which has none yet).
-        notices = notices_for(game)
-        if game.status is GameStatus.LOBBY or game.state is None:
-            notices.lobby(lobby_view(game))
-        else:
-            notices.table(game.state)
-        dispatch = await publish(uow, game, notices, moved=True)
+        batch, game = await follow_migration(uow, old_id, new_id)
         await uow.commit()
-        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
+    if game is None:
+        return Outcome()
+    return Outcome(game_id=game.id, deadline=game.wake, batch=batch)
+
+
+async def follow_migration(uow: UnitOfWork, old_id: int, new_id: int) -> tuple[Batch, Game | None]:
+    """``chat_migrated`` inside a unit of work: what to post in the new chat, and its game."""
+    if await uow.chats.get(old_id, lock=True) is None:
+        return Batch([]), None
+    await uow.chats.migrate(old_id, new_id)
+    game = await uow.games.open_in_chat(new_id, lock=True)
+    if game is None:
+        return Batch([]), None
+    # The old group's messages are gone: the lobby or the round's table is posted there anew
+    # (the store looks edit targets up in the game's current chat, which has none yet).
+    notices = notices_for(game)
+    if game.status is GameStatus.LOBBY or game.state is None:
+        notices.lobby(lobby_view(game))
+    else:
+        notices.table(game.state)
+    return await publish(uow, game, notices, moved=True), game
 
 
 async def bot_removed(deps: Deps, chat_id: int) -> Outcome:

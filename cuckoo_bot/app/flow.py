@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import Dispatch, people, prepare
 from cuckoo_bot.app.league import record_result
 from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player, is_computer
-from cuckoo_bot.app.notices import Notices
+from cuckoo_bot.app.notices import Bulletin
+from cuckoo_bot.app.outbox import Batch, people
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.domain.actions import Action, Deal, PlayerId, Resign
@@ -23,12 +24,12 @@ from cuckoo_bot.domain.strategy import computer_action
 _MAX_AUTOMATIC_STEPS = 10_000
 
 
-def notices_for(game: Game) -> Notices:
-    return Notices(game.chat_id, game.id, game.thread_id, game.state)
+def notices_for(game: Game) -> Bulletin:
+    return Bulletin(game.chat_id, game.id, game.thread_id, game.state)
 
 
 def step(
-    game: Game, action: Action, now: datetime, notices: Notices, actor: PlayerId | None = None
+    game: Game, action: Action, now: datetime, notices: Bulletin, actor: PlayerId | None = None
 ) -> tuple[Event, ...]:
     """Apply one action to the game's state, log it and note what players must see.
 
@@ -48,7 +49,9 @@ def step(
     return events
 
 
-async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now: datetime) -> None:
+async def advance(
+    uow: UnitOfWork, deps: Deps, game: Game, notices: Bulletin, now: datetime
+) -> None:
     """Play on until a human must decide or the game is over; set the deadline. After a
     reveal the next deal waits ``deps.reveal_pause`` (the reveal has its moment): the deadline
     then wakes the game to deal, and the next turn's clock starts after the pause."""
@@ -93,11 +96,11 @@ async def advance(uow: UnitOfWork, deps: Deps, game: Game, notices: Notices, now
 async def publish(
     uow: UnitOfWork,
     game: Game,
-    notices: Notices,
+    notices: Bulletin,
     players: dict[PlayerId, Player] | None = None,
     *,
     moved: bool = False,
-) -> Dispatch:
+) -> Batch:
     """The move is done: ask whoever must act next, write the notices, hand them over.
     ``moved``: the game's group has a new id (its messages are gone)."""
     if players is None:
@@ -107,7 +110,7 @@ async def publish(
         notices.prompt(game.state, can_write, moved=moved)
         if game.state.phase is Phase.TURNS:
             notices.stamp(game.deadline)
-    return await prepare(uow, game, notices.collected(), players)
+    return await outbox.write(uow, game, notices.collected(), players)
 
 
 async def resign_in(
@@ -120,8 +123,8 @@ async def resign_in(
     except RuleError as error:
         return Outcome(reply=Reply(ReplyCode(error.code)), game_id=game.id)
     await advance(uow, deps, game, notices, now)
-    dispatch = await publish(uow, game, notices)
+    batch = await publish(uow, game, notices)
     await uow.games.save(game)
     return Outcome(
-        reply=Reply(ReplyCode.RESIGNED), game_id=game.id, deadline=game.wake, dispatch=dispatch
+        reply=Reply(ReplyCode.RESIGNED), game_id=game.id, deadline=game.wake, batch=batch
     )

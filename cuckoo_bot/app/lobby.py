@@ -6,10 +6,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import CloseReason, LobbyView
+from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.app.steps import ensure_chat, first_time
@@ -66,11 +66,11 @@ def close(game: Game, reason: str, now: datetime) -> None:
     game.deadline = game.warn_at = None
 
 
-async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> Dispatch:
+async def _take_seat(uow: UnitOfWork, game: Game, player: PlayerId) -> Batch:
     game.seats.append(player)
-    dispatch = await show_lobby(uow, game)
+    batch = await show_lobby(uow, game)
     await uow.games.save(game)
-    return dispatch
+    return batch
 
 
 def _lobby_refusal(game: Game | None) -> tuple[ReplyCode, dict[str, Any]] | None:
@@ -91,7 +91,7 @@ def lobby_view(game: Game) -> LobbyView:
     )
 
 
-async def show_lobby(uow: UnitOfWork, game: Game) -> Dispatch:
+async def show_lobby(uow: UnitOfWork, game: Game) -> Batch:
     """The lobby message shows the game as it is now (seats, started, or why it closed)."""
     notices = notices_for(game)
     notices.lobby(lobby_view(game))
@@ -125,9 +125,9 @@ async def open_lobby(
             game.seats.append(user.id)  # the creator is in, when the bot can reach them privately
         game = await uow.games.add(game)
         game.chat = stored
-        dispatch = await show_lobby(uow, game)
+        batch = await show_lobby(uow, game)
         await uow.commit()
-        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
+        return Outcome(game_id=game.id, deadline=game.wake, batch=batch)
 
 
 async def play_again(
@@ -174,9 +174,9 @@ async def play_again(
                 )
             if (refusal := _lobby_refusal(existing)) is not None:
                 return await answer(uow, refusal[0], existing, **refusal[1])
-            dispatch = await _take_seat(uow, existing, user.id)
+            batch = await _take_seat(uow, existing, user.id)
             await uow.commit()
-            return Outcome(reply=Reply(ReplyCode.JOINED), game_id=existing.id, dispatch=dispatch)
+            return Outcome(reply=Reply(ReplyCode.JOINED), game_id=existing.id, batch=batch)
         game = Game(
             chat_id=chat_id,
             creator_id=user.id,
@@ -192,10 +192,10 @@ async def play_again(
         game.seats += [p for p in before.seats if is_computer(p)]
         game = await uow.games.add(game)
         game.chat = before.chat
-        dispatch = await show_lobby(uow, game)
+        batch = await show_lobby(uow, game)
         await uow.commit()
         code = ReplyCode.AGAIN_OPENED if reachable else ReplyCode.NEED_PRIVATE
-        return Outcome(reply=Reply(code), game_id=game.id, deadline=game.wake, dispatch=dispatch)
+        return Outcome(reply=Reply(code), game_id=game.id, deadline=game.wake, batch=batch)
 
 
 async def join(
@@ -219,9 +219,9 @@ async def join(
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None
-        dispatch = await _take_seat(uow, game, user.id)
+        batch = await _take_seat(uow, game, user.id)
         await uow.commit()
-        return Outcome(reply=Reply(ReplyCode.JOINED), game_id=game.id, dispatch=dispatch)
+        return Outcome(reply=Reply(ReplyCode.JOINED), game_id=game.id, batch=batch)
 
 
 async def add_computer(
@@ -248,12 +248,12 @@ async def add_computer(
         used = {-p for p in game.seats if is_computer(p)}
         index = next(i for i in range(1, 100) if i not in used)
         robot = await uow.players.upsert(computer_player(index))
-        dispatch = await _take_seat(uow, game, robot.id)
+        batch = await _take_seat(uow, game, robot.id)
         await uow.commit()
         return Outcome(
             reply=Reply(ReplyCode.COMPUTER_ADDED, {"name": robot.display_name}),
             game_id=game.id,
-            dispatch=dispatch,
+            batch=batch,
         )
 
 
@@ -271,10 +271,10 @@ async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = 
             await uow.commit()
             return outcome
         game.seats.remove(user.id)
-        dispatch = await show_lobby(uow, game)
+        batch = await show_lobby(uow, game)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=Reply(ReplyCode.LEFT), game_id=game.id, dispatch=dispatch)
+        return Outcome(reply=Reply(ReplyCode.LEFT), game_id=game.id, batch=batch)
 
 
 def _may_manage(game: Game, user: Player, is_admin: bool) -> bool:
@@ -298,14 +298,14 @@ async def start(
         if len(game.seats) < game.rules.min_players:
             minimum, have = game.rules.min_players, len(game.seats)
             return await answer(uow, ReplyCode.NEED_PLAYERS, game, min=minimum, have=have)
-        dispatch = await _begin(uow, deps, game, now)
+        batch = await _begin(uow, deps, game, now)
         await uow.commit()
         return Outcome(
-            reply=Reply(ReplyCode.STARTED), game_id=game.id, deadline=game.wake, dispatch=dispatch
+            reply=Reply(ReplyCode.STARTED), game_id=game.id, deadline=game.wake, batch=batch
         )
 
 
-async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Dispatch:
+async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Batch:
     seating = list(game.seats)
     deps.rng.shuffle(seating)  # seats are drawn, so joining first gives no edge
     game.seats = seating
@@ -315,9 +315,9 @@ async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Disp
     notices = notices_for(game)
     notices.lobby(lobby_view(game))
     await advance(uow, deps, game, notices, now)
-    dispatch = await publish(uow, game, notices)
+    batch = await publish(uow, game, notices)
     await uow.games.save(game)
-    return dispatch
+    return batch
 
 
 async def cancel(
@@ -347,10 +347,10 @@ async def cancel(
                 notices.table(game.state, closed=True)
         if user is not None:  # a removed bot cannot post anything to the group
             notices.lobby(lobby_view(game))
-        dispatch = await publish(uow, game, notices)
+        batch = await publish(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=Reply(ReplyCode.CANCELLED), game_id=game.id, dispatch=dispatch)
+        return Outcome(reply=Reply(ReplyCode.CANCELLED), game_id=game.id, batch=batch)
 
 
 async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Outcome:
@@ -358,9 +358,9 @@ async def lobby_deadline(uow: UnitOfWork, deps: Deps, game: Game, now: datetime)
     expire."""
     people = [p for p in game.seats if not is_computer(p)]
     if len(game.seats) >= game.rules.min_players and people:
-        dispatch = await _begin(uow, deps, game, now)
-        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
+        batch = await _begin(uow, deps, game, now)
+        return Outcome(game_id=game.id, deadline=game.wake, batch=batch)
     close(game, "expired", now)
-    dispatch = await show_lobby(uow, game)
+    batch = await show_lobby(uow, game)
     await uow.games.save(game)
-    return Outcome(game_id=game.id, dispatch=dispatch)
+    return Outcome(game_id=game.id, batch=batch)

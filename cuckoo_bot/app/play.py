@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import people, prepare
 from cuckoo_bot.app.flow import advance, notices_for, publish, step
 from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
@@ -21,6 +21,7 @@ from cuckoo_bot.app.notices import (
     RoundResult,
     last_result,
 )
+from cuckoo_bot.app.outbox import people
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.steps import first_time
@@ -165,10 +166,10 @@ async def act(
             note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled)
             notices.played(player, note)
         await advance(uow, deps, game, notices, now)
-        dispatch = await publish(uow, game, notices, players)
+        batch = await publish(uow, game, notices, players)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(reply=answer, game_id=game.id, deadline=game.wake, dispatch=dispatch)
+        return Outcome(reply=answer, game_id=game.id, deadline=game.wake, batch=batch)
 
 
 async def expire(deps: Deps, game_id: int) -> Outcome:
@@ -206,10 +207,10 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
             lapsed = PlayedNote(rnd.number, turn, ReplyCode.TIMED_OUT, card=kept, last=recalled)
             notices.played(actor, lapsed)
         await advance(uow, deps, game, notices, now)
-        dispatch = await publish(uow, game, notices)
+        batch = await publish(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
-        return Outcome(game_id=game.id, deadline=game.wake, dispatch=dispatch)
+        return Outcome(game_id=game.id, deadline=game.wake, batch=batch)
 
 
 async def _nudge(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
@@ -227,7 +228,9 @@ async def _nudge(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
     left = max(0, round((deadline - now).total_seconds()))
     note = NudgeNote(state.round.number, state.turn, deadline=deadline, seconds=left)
     nudge = Notice(NoticeKind.NUDGE, actor, note, game_id=game.id)
-    return Outcome(game_id=game.id, deadline=game.wake, dispatch=await prepare(uow, game, [nudge]))
+    return Outcome(
+        game_id=game.id, deadline=game.wake, batch=await outbox.write(uow, game, [nudge])
+    )
 
 
 async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
@@ -253,7 +256,7 @@ async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
         for player in game.seats
         if not is_computer(player)
     ]
-    return Outcome(game_id=game.id, dispatch=await prepare(uow, game, gone))
+    return Outcome(game_id=game.id, batch=await outbox.write(uow, game, gone))
 
 
 async def due(deps: Deps) -> list[tuple[int, datetime]]:

@@ -12,7 +12,7 @@ from cuckoo_bot.app.notices import Notice
 from cuckoo_bot.domain.actions import PlayerId
 
 if TYPE_CHECKING:
-    from cuckoo_bot.app.dispatch import Delivered, SentMessage
+    from cuckoo_bot.app.notices import Delivered, SentMessage
 
 
 class ChatRepository(Protocol):

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cuckoo_bot.app.dispatch import Dispatch
+    from cuckoo_bot.app.outbox import Batch
 
 
 class ReplyCode(StrEnum):
@@ -86,7 +86,7 @@ class Outcome:
     reply: Reply | None = None
     game_id: int | None = None
     deadline: datetime | None = None  # the game's next deadline, to arm a timer
-    dispatch: Dispatch | None = None  # committed notices to deliver now
+    batch: Batch | None = None  # committed notices to deliver now
 
 
 def refused(code: ReplyCode, **params: Any) -> Outcome:

@@ -12,7 +12,7 @@ from typing import Self
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from cuckoo_bot.app.clock import Clock, SystemClock
-from cuckoo_bot.app.dispatch import LEASE
+from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
     GameRepository,

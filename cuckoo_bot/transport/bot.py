@@ -15,8 +15,7 @@ from telegram import (
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults
 
-from cuckoo_bot.app import dispatch as outbox
-from cuckoo_bot.app import play
+from cuckoo_bot.app import outbox, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import CallLedger
@@ -94,8 +93,8 @@ def build_application(
         outcome = await play.expire(deps, game_id)
         if outcome.deadline is not None:
             services.timers.arm(game_id, outcome.deadline)
-        if outcome.dispatch:
-            await courier.deliver(outcome.dispatch)
+        if outcome.batch:
+            await courier.deliver(outcome.batch)
 
     last_prune = deps.clock.now() - OUTBOX_PRUNE_INTERVAL  # the first sweep prunes
 

@@ -11,11 +11,11 @@ from datetime import timedelta
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from cuckoo_bot.app import dispatch
+from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import LEASE, MAX_TRIES, Delivered
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.app.notices import Announcement, Notice, NoticeKind
+from cuckoo_bot.app.notices import Announcement, Delivered, Notice, NoticeKind
+from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from tests.databases import StepClock
 from tests.integration.builders import CHAT_ID, lobby, seed
@@ -91,7 +91,7 @@ async def test_a_failing_notice_waits_longer_each_time_and_is_given_up_without_b
             claimed = await uow.outbox.claim()
             await uow.commit()
         assert claimed and claimed[0].id == bad.id
-        done = dispatch.failed(claimed[0], "KeyError: 'x'", clock.now())
+        done = outbox.failed(claimed[0], "KeyError: 'x'", clock.now())
         async with factory(autocommit=True) as uow:
             await uow.outbox.mark([done])
             await uow.commit()
@@ -138,9 +138,9 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
         )
         await uow.commit()
     deps = Deps(uow=factory, rng=random.Random(0), clock=clock)
-    assert await dispatch.prune(deps) == 0
-    clock.advance(seconds=(dispatch.RETENTION + timedelta(minutes=1)).total_seconds())
-    assert await dispatch.prune(deps) == 2
+    assert await outbox.prune(deps) == 0
+    clock.advance(seconds=(outbox.RETENTION + timedelta(minutes=1)).total_seconds())
+    assert await outbox.prune(deps) == 2
     async with engine.connect() as connection:
         left = set((await connection.execute(text("SELECT id FROM outbox"))).scalars())
     # Kept: the running game's, the one with keys still on it, the one not sent yet.
@@ -162,10 +162,10 @@ async def test_a_new_life_of_an_instance_takes_its_own_claims_back_at_once(
     other = Deps(
         uow=sql_uow_factory(engine, clock, instance="host-b"), rng=random.Random(1), clock=clock
     )
-    assert await dispatch.take_back(other, everyone=False) == 0  # not "host-b"'s
-    assert (await dispatch.pending(other)).notices == []
-    assert await dispatch.take_back(again, everyone=False) == 2
-    assert [n.id for n in (await dispatch.pending(again)).notices] == [n.id for n in made]
+    assert await outbox.take_back(other, everyone=False) == 0  # not "host-b"'s
+    assert (await outbox.claim(other)).notices == []
+    assert await outbox.take_back(again, everyone=False) == 2
+    assert [n.id for n in (await outbox.claim(again)).notices] == [n.id for n in made]
 
 
 async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting(
@@ -182,10 +182,10 @@ async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting
     poller = Deps(
         uow=sql_uow_factory(engine, clock, instance="new"), rng=random.Random(1), clock=clock
     )
-    assert await dispatch.take_back(poller, everyone=True) == 1
-    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id]
+    assert await outbox.take_back(poller, everyone=True) == 1
+    assert [n.id for n in (await outbox.claim(poller)).notices] == [held.id]
     clock.advance(seconds=31)  # the failed one's retry is due: anyone may take it then
-    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id, failing.id]
+    assert [n.id for n in (await outbox.claim(poller)).notices] == [held.id, failing.id]
 
 
 async def test_a_stopping_instance_hands_back_what_it_holds(
@@ -199,10 +199,10 @@ async def test_a_stopping_instance_hands_back_what_it_holds(
         made = [_note("a"), _note("b")]
         await uow.outbox.add_many(made)
         await uow.commit()
-    await dispatch.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
+    await outbox.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
     successor = Deps(
         uow=sql_uow_factory(engine, clock, instance="next"), rng=random.Random(1), clock=clock
     )
-    assert (await dispatch.pending(successor)).notices == []  # held, lease running
-    assert await dispatch.hand_back(stopping) == 1
-    assert [n.id for n in (await dispatch.pending(successor)).notices] == [made[1].id]
+    assert (await outbox.claim(successor)).notices == []  # held, lease running
+    assert await outbox.hand_back(stopping) == 1
+    assert [n.id for n in (await outbox.claim(successor)).notices] == [made[1].id]

@@ -144,7 +144,7 @@ async def test_a_press_delivered_twice_takes_effect_once(
     assert actor is not None
 
     first = await play.act(deps, game_id, actor, "keep", turn, update_id=501, round_no=round_no)
-    assert code(first) == "done_keep" and first.dispatch
+    assert code(first) == "done_keep" and first.batch
     after = await snapshot(engine)
     assert after.games[game_id][0] == game.version + 1
 
@@ -169,7 +169,7 @@ async def test_a_lobby_update_delivered_twice_takes_effect_once(
 ) -> None:
     deps = deps_on(uow_factory, clock, seed=12)
     opened = await lobby.open_lobby(deps, CHAT, ANN, thread_id=None, update_id=1)
-    assert opened.game_id is not None and opened.dispatch
+    assert opened.game_id is not None and opened.batch
     game_id = opened.game_id
     before = await snapshot(engine)
     assert await lobby.open_lobby(deps, CHAT, ANN, thread_id=None, update_id=1) == Outcome()
@@ -233,7 +233,7 @@ async def test_a_press_for_an_old_turn_arriving_after_the_next_press_is_refused(
 
     # Update 600 (the first player's swap on turn N) was held up and arrives last.
     late = await play.act(deps, game_id, first, "swap", turn, update_id=600, round_no=round_no)
-    assert code(late) == "already_keep" and not late.dispatch  # says what they did
+    assert code(late) == "already_keep" and not late.batch  # says what they did
     after = await snapshot(engine)
     assert after.games == before.games and after.outbox == before.outbox
     assert after.updates == before.updates + 1  # refused, and remembered as processed
@@ -262,7 +262,7 @@ async def test_the_same_press_delivered_to_two_instances_at_once_takes_effect_on
         )
     finally:
         await other.dispose()
-    applied = [o for o in outcomes if o.dispatch]
+    applied = [o for o in outcomes if o.batch]
     assert len(applied) == 1 and code(applied[0]) in ("done_swap", "done_blocked")
     assert Outcome() in outcomes
     after, log = await load(uow_factory, game_id)
@@ -334,14 +334,14 @@ async def test_a_timeout_racing_a_press_after_a_restart_takes_effect_once(
             assert len(for_turn) == 1, for_turn
             if for_turn[0].action == Keep(actor, turn):
                 winners.append("press")
-                assert code(pressed) == "done_keep" and pressed.dispatch
-                assert not expired.dispatch  # the deadline had moved on
+                assert code(pressed) == "done_keep" and pressed.batch
+                assert not expired.batch  # the deadline had moved on
             else:
                 winners.append("clock")
-                assert for_turn[0].action == Timeout(turn) and expired.dispatch
+                assert for_turn[0].action == Timeout(turn) and expired.batch
                 # Its round may be over too (the dealer's turn lapsed): the key is just old.
                 assert code(pressed) in ("already_timeout", "stale_turn"), code(pressed)
-                assert not pressed.dispatch
+                assert not pressed.batch
             assert after.version == game.version + 1  # one write for the turn
             assert replayed(after, log) == after.state
 
@@ -349,7 +349,7 @@ async def test_a_timeout_racing_a_press_after_a_restart_takes_effect_once(
             # redelivered. Neither changes anything.
             settled = await snapshot(engines[1])
             again = await play.expire(presser, game_id)
-            assert not again.dispatch
+            assert not again.batch
             assert await play.act(timer, game_id, actor, "keep", turn, update_id) == Outcome()
             assert await snapshot(engines[0]) == settled
         finally:
@@ -448,7 +448,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
         after = self.last = self.run(snapshot(self.engine))
         assert after.updates == before.updates + (1 if fresh else 0)
         changed = {g for g, row in after.games.items() if before.games.get(g) != row}
-        if outcome.dispatch:
+        if outcome.batch:
             assert outcome.game_id is not None and changed == {outcome.game_id}, outcome
             version, _, log_seq = after.games[outcome.game_id]
             prior = before.games.get(outcome.game_id)
@@ -456,7 +456,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
                 assert version == 0  # a new lobby
             else:
                 assert version == prior[0] + 1 and log_seq >= prior[2]
-            assert after.outbox == before.outbox + len(outcome.dispatch.notices)
+            assert after.outbox == before.outbox + len(outcome.batch.notices)
         else:
             assert changed == set() and after.outbox == before.outbox, (outcome, changed)
         return outcome
@@ -518,7 +518,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
             fresh=True,
         )
         if had is None:
-            assert outcome.dispatch and outcome.game_id is not None
+            assert outcome.batch and outcome.game_id is not None
         else:
             assert code(outcome) == "game_exists" and outcome.game_id == had.id
 
@@ -539,7 +539,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
         ):
             assert code(outcome) == "joined"
         else:
-            assert not outcome.dispatch
+            assert not outcome.batch
 
     def add_a_computer(self, who: int, admin: bool) -> None:
         game = self.open
@@ -617,7 +617,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
                 play.act(self.deps, game.id, choice.player, move, turn, update_id, round_no),
                 fresh=True,
             )
-            assert (code(outcome) or "").startswith("done_") and outcome.dispatch, outcome
+            assert (code(outcome) or "").startswith("done_") and outcome.batch, outcome
 
     @precondition(lambda self: self.running() is not None)
     @rule(who=person, move=st.sampled_from(["keep", "swap", "cut"]))
@@ -660,9 +660,9 @@ class ReliabilityMachine(RuleBasedStateMachine):
         self.clock.advance(seconds=max(late, 0))
         assert game.id in [gid for gid, _ in self.run(play.due(self.deps))]
         fired = self.send(play.expire(self.deps, game.id), fresh=False)
-        assert fired.dispatch
+        assert fired.batch
         again = self.send(play.expire(self.deps, game.id), fresh=False)
-        assert not again.dispatch
+        assert not again.batch
 
     @rule(seconds=st.integers(1, 40))
     def time_passes(self, seconds: int) -> None:
@@ -678,7 +678,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
         game = game or self.games.get(game_id)  # finished: its Play again key's deadline
         due = game is not None and game.deadline is not None and game.deadline <= self.clock.now()
         fired = self.send(play.expire(self.deps, game_id), fresh=False)
-        assert bool(fired.dispatch) == due
+        assert bool(fired.batch) == due
 
     # -- the bot's life --------------------------------------------------------------------
 

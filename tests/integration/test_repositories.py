@@ -6,13 +6,13 @@ import random
 from dataclasses import replace
 from datetime import timedelta
 
-from cuckoo_bot.app import dispatch as outbox
+from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import Delivered
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, GameStatus, Player, Standing
 from cuckoo_bot.app.notices import (
     Announcement,
     DealNote,
+    Delivered,
     LobbyView,
     Notice,
     NoticeKind,

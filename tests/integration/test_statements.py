@@ -67,8 +67,8 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
         for person in people[1:]:
             await lobby.join(deps, opened.game_id, person)
         started = await lobby.start(deps, GROUP, people[0], is_admin=False)
-        assert started.dispatch is not None
-        await courier.deliver(started.dispatch)
+        assert started.batch is not None
+        await courier.deliver(started.batch)
 
         counter = Statements(engine)
         update_id = 1000
@@ -90,12 +90,12 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
             before = len(counter.sql)
             update_id += 1
             outcome = await play.act(deps, game.id, state.actor, move, state.turn, update_id)
-            assert outcome.dispatch is not None
+            assert outcome.batch is not None
             ended = any(
                 isinstance(n.payload, TableView) and n.payload.reveal is not None
-                for n in outcome.dispatch.notices
+                for n in outcome.batch.notices
             )
-            await courier.deliver(outcome.dispatch)
+            await courier.deliver(outcome.batch)
             await courier.drain()
             used = len(counter.sql) - before
             code = outcome.reply.code if outcome.reply else ""

@@ -24,8 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
-from cuckoo_bot.app.dispatch import Delivered, SentMessage
-from cuckoo_bot.app.notices import Notice, NoticeKind
+from cuckoo_bot.app.notices import Delivered, Notice, NoticeKind, SentMessage
 from cuckoo_bot.persistence.mapping import (
     notice_from_row,
     notice_values,

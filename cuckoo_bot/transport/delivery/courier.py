@@ -25,17 +25,18 @@ from typing import Any
 from telegram import Bot
 from telegram.error import TelegramError
 
-from cuckoo_bot.app import chats
-from cuckoo_bot.app import dispatch as outbox
+from cuckoo_bot.app import outbox
+from cuckoo_bot.app.delivery import Report, settle
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import Dispatch, SentMessage
 from cuckoo_bot.app.notices import (
     Notice,
+    SentMessage,
 )
+from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
-from cuckoo_bot.transport.delivery.lanes import Context, Lane, LaneResult
+from cuckoo_bot.transport.delivery.lanes import Context, Lane, LaneResult, Tools
 from cuckoo_bot.transport.delivery.private import PrivateLane
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
@@ -60,14 +61,8 @@ class Courier:
         alone: bool = False,
     ) -> None:
         self.deps = deps
-        # The only process delivering (polling: one process per token): no other process can
-        # be showing a message this one does not know of, right now.
-        self.alone = alone
         self.bot = bot
-        self.calls = Calls(bot)
-        self.renderer = renderer
-        self.budget = budget
-        self.pacer = pacer
+        self.tools = Tools(deps, Calls(bot), renderer, budget, pacer, alone=alone)
         self._lanes: dict[int, asyncio.Lock] = {}
         self._lane_users: dict[int, int] = {}
         self._in_flight: set[int] = set()
@@ -81,25 +76,30 @@ class Courier:
         # Notices marked lately: a sweep that read them before the mark committed, or a press
         # handed over after a sweep took its notices, must not send them again.
         self._marked: OrderedDict[int, None] = OrderedDict()
-        # Notices this process made and handed to itself (a press, a clock, a reroute): a sweep
-        # leaves them to that delivery for a moment (it may not have started yet). Any other
-        # notice a sweep finds (another instance's, a previous life's) goes at once, and may
-        # have been shown already by the process that made it.
-        self._handed: OrderedDict[int, None] = OrderedDict()
         # The newest message seen in each private chat outside the outbox (replies to commands,
         # the player's own messages): a deal edits a prompt only if it is still at the bottom.
         self._seen: OrderedDict[int, int] = OrderedDict()
-        # Private chats where a notice left over from before a restart was not sent (its turn
-        # was over by then): the process before may have shown it, keys and all, and the store
-        # never learnt its message. The next message sent there clears the keys of the few
-        # messages before it.
-        self._doubted: set[int] = set()
         self._closing = False
-        self._started = deps.clock.now()
 
-    def knows(self, chat_id: int, message_id: int, dispatch: Dispatch) -> bool:
+    @property
+    def calls(self) -> Calls:
+        return self.tools.calls
+
+    @property
+    def renderer(self) -> Renderer:
+        return self.tools.renderer
+
+    @property
+    def budget(self) -> GroupBudget:
+        return self.tools.budget
+
+    @property
+    def pacer(self) -> PrivatePacer:
+        return self.tools.pacer
+
+    def knows(self, chat_id: int, message_id: int, batch: Batch) -> bool:
         """The store (as of this batch) or this process knows this message of the chat."""
-        known = {s.message_id for s in dispatch.sent if s.notice.chat_id == chat_id}
+        known = {s.message_id for s in batch.sent if s.notice.chat_id == chat_id}
         return message_id in known or message_id in self._recent.get(chat_id, {})
 
     def clear_keys_later(self, chat_id: int, message_id: int) -> None:
@@ -113,33 +113,6 @@ class Courier:
 
         self._spawn(clear())
 
-    def left_over(self, notice: Notice) -> bool:
-        """Made before this process started: maybe shown already by the one before."""
-        return notice.created_at is not None and notice.created_at < self._started
-
-    def maybe_shown(self, notice: Notice) -> bool:
-        """Made by another process (a previous life, an instance that died): it may have been
-        shown already, its mark lost with that process."""
-        return self.left_over(notice) or notice.id not in self._handed
-
-    def _hand(self, dispatch: Dispatch) -> None:
-        for notice in dispatch.notices:
-            self._handed[notice.id] = None
-        while len(self._handed) > 20_000:
-            self._handed.popitem(last=False)
-
-    def doubt(self, chat_id: int) -> None:
-        """A leftover of this private chat was dropped unsent: maybe shown before the restart."""
-        if len(self._doubted) < 100_000:
-            self._doubted.add(chat_id)
-
-    def doubted(self, chat_id: int) -> bool:
-        return chat_id in self._doubted
-
-    def settled(self, chat_id: int) -> None:
-        """The keys before the chat's newest message were cleared: no doubt left."""
-        self._doubted.discard(chat_id)
-
     def saw(self, chat_id: int, message_id: int) -> None:
         """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
         if chat_id > 0:
@@ -149,11 +122,11 @@ class Courier:
 
     # -- entry points ---------------------------------------------------------------------------
 
-    def dispatch(self, dispatch: Dispatch | None) -> None:
+    def post(self, batch: Batch | None) -> None:
         """Deliver a committed batch in the background: the press is answered at once."""
-        if dispatch:
-            self._hand(dispatch)
-            self._spawn(self.deliver(dispatch))
+        if batch:
+            self.tools.hand(batch)
+            self._spawn(self.deliver(batch))
 
     def schedule(self, chat_id: int | None = None) -> None:
         """Deliver what the outbox holds (for one chat, or all) in the background."""
@@ -163,7 +136,7 @@ class Courier:
         """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait,
         what another instance left. Sweeping every chat leaves the notices a press of this
         process handed over less than ``FRESH`` ago to that press."""
-        batch = await outbox.pending(self.deps, chat_id, skip=set(self._in_flight))
+        batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight))
         if chat_id is None:
             young = self.deps.clock.now() - FRESH
             batch.notices = [
@@ -171,13 +144,15 @@ class Courier:
                 for n in batch.notices
                 if n.chat_id in self._waiting
                 or n.created_at is None
-                or n.id not in self._handed
+                # A notice this process made and handed to itself (a press, a clock, a
+                # reroute) is left to that delivery for a moment (it may not have started).
+                or n.id not in self.tools.handed
                 or n.created_at < young
             ]
         return await self._deliver(batch, from_store=True)
 
-    async def deliver(self, dispatch: Dispatch) -> int:
-        return await self._deliver(dispatch, from_store=False)
+    async def deliver(self, batch: Batch) -> int:
+        return await self._deliver(batch, from_store=False)
 
     async def drain(self, within: float | None = None) -> None:
         """Wait for deliveries under way (at shutdown); later wake-ups are dropped. After
@@ -215,31 +190,41 @@ class Courier:
 
     # -- the loop -------------------------------------------------------------------------------
 
-    async def _deliver(self, dispatch: Dispatch, *, from_store: bool) -> int:
+    async def _deliver(self, batch: Batch, *, from_store: bool) -> int:
+        """Show a batch, then what settling it wrote (a turn asked in the group for a player
+        who blocked the bot, a moved group's table), and so on; how many tries that took."""
+        handled = 0
+        while batch:
+            batch, tries = await self._deliver_once(batch, from_store=from_store)
+            handled += tries
+            from_store = False
+        return handled
+
+    async def _deliver_once(self, batch: Batch, *, from_store: bool) -> tuple[Batch, int]:
+        """Every chat's lane side by side; then the app settles their report in one go, before
+        these notices leave this run's hands (a sweep must find them marked). What settling
+        wrote is delivered next."""
         if not from_store:
-            self._hand(dispatch)
+            self.tools.hand(batch)
         notices = [
-            n for n in dispatch.notices if n.id not in self._in_flight and n.id not in self._marked
+            n for n in batch.notices if n.id not in self._in_flight and n.id not in self._marked
         ]
         if not notices:
-            return 0
+            return Batch([]), 0
         ids = {n.id for n in notices}
         claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
         self._in_flight |= ids
-        results: list[LaneResult] = []
         started: list[LaneResult] = []  # every lane's result so far, even one cut short
         try:
-            context = Context(dispatch)
+            context = Context(batch)
             by_chat: dict[int, list[Notice]] = {}
             for notice in notices:
                 by_chat.setdefault(notice.chat_id, []).append(notice)
             try:
-                results = list(
-                    await asyncio.gather(
-                        *(
-                            self._lane(chat, items, context, from_store, claimed, started)
-                            for chat, items in by_chat.items()
-                        )
+                results = await asyncio.gather(
+                    *(
+                        self._lane(chat, items, context, from_store, claimed, started)
+                        for chat, items in by_chat.items()
                     )
                 )
             except asyncio.CancelledError:
@@ -248,8 +233,12 @@ class Courier:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(outbox.mark(self.deps, shown), timeout=2)
                 raise
-            delivered = [d for result in results for d in result.unmarked()]
-            await outbox.mark(self.deps, delivered)
+            report = Report(
+                delivered=[d for result in results for d in result.unmarked()],
+                unreachable=[n for result in results for n in result.unreachable],
+                migrated=[m for result in results for m in result.migrated],
+            )
+            following = await settle(self.deps, report)
             for done in (d for result in results for d in result.delivered):
                 if done.retry_at is None:  # a failed try is taken again later
                     self._marked[done.notice_id] = None
@@ -257,18 +246,7 @@ class Courier:
                 self._marked.popitem(last=False)
         finally:
             self._in_flight -= ids | claimed
-        handled = sum(d.tries for d in delivered)
-        for result in results:
-            for old, new in result.migrated:
-                moved = (await chats.chat_migrated(self.deps, old, new)).dispatch
-                handled += await self._deliver(moved, from_store=False) if moved else 0
-        refused = [n for result in results for n in result.unreachable]
-        if refused:
-            # Their turn goes to the group instead, at once: the game must not wait.
-            handled += await self._deliver(
-                await outbox.unreachable(self.deps, refused), from_store=False
-            )
-        return handled
+        return following, sum(d.tries for d in report.delivered)
 
     async def _lane(
         self,
@@ -292,7 +270,7 @@ class Courier:
                     if not self._ready(chat_id):
                         self._wake(chat_id)
                         return LaneResult(waiting=True)
-                    batch = await outbox.pending(self.deps, chat_id)
+                    batch = await outbox.claim(self.deps, chat_id)
                     held = {n.id for n in batch.notices} & (self._in_flight - mine)
                     if held:  # another run holds older ones: it goes first, these after
                         self._wake(chat_id)
@@ -307,9 +285,9 @@ class Courier:
                 if chat_id > 0:
                     seen = self._seen.get(chat_id, 0)
                     context.newest[chat_id] = max(context.newest.get(chat_id, 0), seen)
-                    lane = PrivateLane(self, chat_id, context)
+                    lane = PrivateLane(self.tools, chat_id, context)
                 else:
-                    lane = GroupLane(self, chat_id, context)
+                    lane = GroupLane(self.tools, chat_id, context)
                 started.append(lane.result)
                 result = await lane.run(notices)
                 if result.waiting:

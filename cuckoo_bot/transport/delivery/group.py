@@ -13,12 +13,13 @@ from telegram.error import (
     Forbidden,
 )
 
-from cuckoo_bot.app.dispatch import Delivered, SentMessage
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import (
+    Delivered,
     GameOverView,
     Notice,
     NoticeKind,
+    SentMessage,
     TableView,
     TurnView,
 )
@@ -160,9 +161,9 @@ class GroupLane(Lane):
             game = self.context.games.get(game_id)
             for old in list(self.context.live.get((self.chat_id, game_id), [])):
                 if old.notice.kind is NoticeKind.TURN and not self._current(old.notice, game):
-                    if not await self.courier.budget.take(self.chat_id):
+                    if not await self.tools.budget.take(self.chat_id):
                         return
-                    await self.courier.calls.remove(self.chat_id, old.message_id)
+                    await self.tools.calls.remove(self.chat_id, old.message_id)
                     self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
                     gone = SentMessage(old.notice, old.message_id, False, 0)
                     self.context.remember(gone)
@@ -174,11 +175,11 @@ class GroupLane(Lane):
         if not shown:
             self.skip(notice, "no key left to take off")
             return True
-        if not await self.courier.budget.take(self.chat_id):
+        if not await self.tools.budget.take(self.chat_id):
             return False
         try:
             for old in shown:
-                await self.courier.calls.remove_keys(self.chat_id, old.message_id)
+                await self.tools.calls.remove_keys(self.chat_id, old.message_id)
                 self.done(notice, old.message_id, None)
         except (Forbidden, ChatMigrated) as exc:  # the group is gone: no key to worry about
             self.skip(notice, f"keys left: {exc}")
@@ -191,7 +192,7 @@ class GroupLane(Lane):
         if isinstance(notice.payload, GameOverView) and notice.payload.expired:
             return await self.expire_keys(notice)
         game = self.context.game(notice)
-        render = self.courier.renderer
+        render = self.tools.renderer
         lang = self.language(notice)
         players = self.context.players
         if notice.kind is NoticeKind.TABLE:
@@ -207,7 +208,7 @@ class GroupLane(Lane):
             if (
                 target is not None
                 and not notice.payload.final
-                and self.courier.budget.calm(self.chat_id)
+                and self.tools.budget.calm(self.chat_id)
             ):
                 return None
         elif notice.kind is NoticeKind.LOBBY:
@@ -218,15 +219,15 @@ class GroupLane(Lane):
         else:
             rendered = render.group_notice(notice, game, players, lang)
             target = None
-        if not await self.courier.budget.take(self.chat_id):
+        if not await self.tools.budget.take(self.chat_id):
             return False
         try:
-            if target is not None and await self.courier.calls.edit(
+            if target is not None and await self.tools.calls.edit(
                 self.chat_id, target.message_id, rendered
             ):
                 self.done(notice, target.message_id, rendered.keyboard)
             else:
-                message = await self.courier.calls.send(notice, rendered)
+                message = await self.tools.calls.send(notice, rendered)
                 self.done(notice, message.message_id, rendered.keyboard)
             for inner in step.folded:
                 self.skip(inner, "folded")

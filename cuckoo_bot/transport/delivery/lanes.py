@@ -1,41 +1,104 @@
-"""What a delivery lane knows and records: the chats' messages (``Context``), what became of
-each notice (``LaneResult``), and the steps every lane shares (``Lane``)."""
+"""What a delivery lane works with and records: its tools (``Tools``: the Bot API calls, the
+renderer, Telegram's limits and what this process remembers of earlier lives' notices), the
+chats' messages (``Context``), what became of each notice (``LaneResult``, which the courier
+hands to the app as a report), and the steps every lane shares (``Lane``)."""
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from telegram import InlineKeyboardMarkup
 
-from cuckoo_bot.app import dispatch as outbox
-from cuckoo_bot.app.dispatch import Delivered, Dispatch, SentMessage
+from cuckoo_bot.app import outbox
+from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
+    Delivered,
     Notice,
     NoticeKind,
+    SentMessage,
 )
-
-if TYPE_CHECKING:
-    from cuckoo_bot.transport.delivery.courier import Courier
+from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.transport.delivery.calls import Calls
+from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
+from cuckoo_bot.transport.render import Renderer
 
 log = logging.getLogger(__name__)
+
+
+class Tools:
+    """What every lane works with. Besides the calls, the renderer and Telegram's limits, it
+    remembers which notices this process made itself: any other may have been shown already by
+    the process that made it (a previous life, an instance that died), its mark lost."""
+
+    def __init__(
+        self,
+        deps: Deps,
+        calls: Calls,
+        renderer: Renderer,
+        budget: GroupBudget,
+        pacer: PrivatePacer,
+        *,
+        alone: bool,
+    ) -> None:
+        self.deps = deps
+        self.calls = calls
+        self.renderer = renderer
+        self.budget = budget
+        self.pacer = pacer
+        # The only process delivering (polling: one process per token): no other process can
+        # be showing a message this one does not know of, right now.
+        self.alone = alone
+        self.started = deps.clock.now()
+        # Notices this process made and handed to itself (a press, a clock, a reroute).
+        self.handed: OrderedDict[int, None] = OrderedDict()
+        # Private chats where a notice left over from before a restart was not sent (its turn
+        # was over by then): the process before may have shown it, keys and all, and the store
+        # never learnt its message. The next message sent there clears the keys before it.
+        self._doubted: set[int] = set()
+
+    def hand(self, batch: Batch) -> None:
+        for notice in batch.notices:
+            self.handed[notice.id] = None
+        while len(self.handed) > 20_000:
+            self.handed.popitem(last=False)
+
+    def left_over(self, notice: Notice) -> bool:
+        """Made before this process started: maybe shown already by the one before."""
+        return notice.created_at is not None and notice.created_at < self.started
+
+    def maybe_shown(self, notice: Notice) -> bool:
+        """Made by another process: it may have been shown already, its mark lost with it."""
+        return self.left_over(notice) or notice.id not in self.handed
+
+    def doubt(self, chat_id: int) -> None:
+        """A leftover of this private chat was dropped unsent: maybe shown before the restart."""
+        if len(self._doubted) < 100_000:
+            self._doubted.add(chat_id)
+
+    def doubted(self, chat_id: int) -> bool:
+        return chat_id in self._doubted
+
+    def settled(self, chat_id: int) -> None:
+        """The keys before the chat's newest message were cleared: no doubt left."""
+        self._doubted.discard(chat_id)
 
 
 class Context:
     """What a batch knows of the chats: games, players, and the messages already there."""
 
-    def __init__(self, dispatch: Dispatch) -> None:
-        self.games = dispatch.games
-        self.players = dispatch.players
+    def __init__(self, batch: Batch) -> None:
+        self.games = batch.games
+        self.players = batch.players
         self.live: dict[tuple[int, int], list[SentMessage]] = {}  # (chat, game): with keys
         self.newest_table: dict[tuple[int, int], SentMessage] = {}
         self.newest_lobby: dict[tuple[int, int], SentMessage] = {}
         # A player's newest answered prompt (no keys left): the next deal edits it.
         self.newest_played: dict[tuple[int, int], SentMessage] = {}
         self.newest: dict[int, int] = {}  # chat: the newest message the bot sent there
-        for sent in dispatch.sent:
+        for sent in batch.sent:
             self.remember(sent)
 
     def remember(self, sent: SentMessage) -> None:
@@ -93,8 +156,8 @@ def keys_live(keyboard: InlineKeyboardMarkup | None) -> bool:
 
 
 class Lane:
-    def __init__(self, courier: Courier, chat_id: int, context: Context) -> None:
-        self.courier = courier
+    def __init__(self, tools: Tools, chat_id: int, context: Context) -> None:
+        self.tools = tools
         self.chat_id = chat_id
         self.context = context
         self.result = LaneResult()
@@ -128,7 +191,7 @@ class Lane:
             log.exception("tidying up after notice %s failed", notice.id, exc_info=exc)
             return
         self.finished.add(notice.id)
-        done = outbox.failed(notice, f"{type(exc).__name__}: {exc}", self.courier.deps.clock.now())
+        done = outbox.failed(notice, f"{type(exc).__name__}: {exc}", self.tools.deps.clock.now())
         if done.retry_at is None:
             log.error("notice %s to chat %s: %s", notice.id, self.chat_id, done.error, exc_info=exc)
         else:

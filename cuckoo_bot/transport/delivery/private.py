@@ -8,19 +8,20 @@ from dataclasses import replace
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from cuckoo_bot.app import dispatch as outbox
-from cuckoo_bot.app.dispatch import Delivered, SentMessage
+from cuckoo_bot.app import outbox
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
     CloseNote,
     CloseReason,
     DealNote,
+    Delivered,
     Notice,
     NoticeKind,
     NudgeNote,
     PlayedNote,
     PromptNote,
     RoundResult,
+    SentMessage,
 )
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult
@@ -102,10 +103,10 @@ class PrivateLane(Lane):
         if not pressed:
             self.skip(notice, "no prompt to answer on")
             return
-        rendered = self.courier.renderer.played(
+        rendered = self.tools.renderer.played(
             note, game, self.context.players, self.language(notice)
         )
-        if await self.courier.calls.edit(self.chat_id, pressed[-1].message_id, rendered):
+        if await self.tools.calls.edit(self.chat_id, pressed[-1].message_id, rendered):
             self.done(notice, pressed[-1].message_id, None)
         else:
             self.skip(notice, "the prompt is gone")
@@ -125,24 +126,24 @@ class PrivateLane(Lane):
         if over or not asked or later:
             self.skip(notice, "the turn is over")
             return
-        rendered = self.courier.renderer.nudge(note, game, self.language(notice))
+        rendered = self.tools.renderer.nudge(note, game, self.language(notice))
         await self._send(notice, replace(rendered, reply_to=asked[-1].message_id))
 
     async def _send(self, notice: Notice, rendered: Rendered) -> None:
-        if self.courier.pacer.delay(self.chat_id) > 0 and self.result.unmarked():
+        if self.tools.pacer.delay(self.chat_id) > 0 and self.result.unmarked():
             # About to wait for the chat's pace: what this lane showed is marked first, so a
             # crash during the wait cannot send it again (a statement only when a lane waits).
-            await outbox.mark(self.courier.deps, self.result.unmarked())
+            await outbox.mark(self.tools.deps, self.result.unmarked())
             self.result.flushed = len(self.result.delivered)
-        await self.courier.pacer.wait(self.chat_id)
-        message = await self.courier.calls.send(notice, rendered)
-        self.courier.pacer.sent(self.chat_id)
+        await self.tools.pacer.wait(self.chat_id)
+        message = await self.tools.calls.send(notice, rendered)
+        self.tools.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
-        doubted = self.courier.doubted(self.chat_id)
-        if self.courier.maybe_shown(notice) or doubted:
+        doubted = self.tools.doubted(self.chat_id)
+        if self.tools.maybe_shown(notice) or doubted:
             await self._clear_orphans(notice, below=message.message_id)
         if doubted:
-            self.courier.settled(self.chat_id)
+            self.tools.settled(self.chat_id)
 
     async def _clear_orphans(self, notice: Notice, below: int | None = None) -> None:
         """A notice left over from before a restart may have been shown already, its mark lost
@@ -152,13 +153,13 @@ class PrivateLane(Lane):
         became, or else those right after the earlier notices' newest. Messages the store or
         this run know of are left; the player's own cannot be edited (Telegram says so and
         nothing changes)."""
-        deps, chat = self.courier.deps, self.chat_id
+        deps, chat = self.tools.deps, self.chat_id
         ids = await outbox.unaccounted(deps, chat, notice.id, below=below, span=4 * GAP)
         known = {d.message_id for d in self.result.delivered if d.message_id}
         known |= {s.message_id for s in self.context.live.get((chat, notice.game_id or 0), [])}
         for message_id in [m for m in ids if m not in known][:GAP]:
             try:
-                await self.courier.calls.remove_keys(chat, message_id)
+                await self.tools.calls.remove_keys(chat, message_id)
             except Unreachable:
                 raise
             except TelegramError as exc:
@@ -169,8 +170,8 @@ class PrivateLane(Lane):
         only process delivering takes them off now. With other instances about, one of them
         may have just sent the current prompt there, so the keys are cleared before this
         chat's next message instead."""
-        if not self.courier.alone:
-            self.courier.doubt(self.chat_id)
+        if not self.tools.alone:
+            self.tools.doubt(self.chat_id)
             return
         await self._clear_orphans(notice)
 
@@ -179,9 +180,9 @@ class PrivateLane(Lane):
         if rendered is None and old.notice.kind is NoticeKind.PLAYED:
             return  # answered already: no keys to take off
         if rendered is not None:
-            await self.courier.calls.edit(self.chat_id, old.message_id, rendered)
+            await self.tools.calls.edit(self.chat_id, old.message_id, rendered)
         else:
-            await self.courier.calls.remove_keys(self.chat_id, old.message_id)
+            await self.tools.calls.remove_keys(self.chat_id, old.message_id)
         self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
         cleared = SentMessage(old.notice, old.message_id, False, old.newest)
         self.context.remember(cleared)
@@ -199,7 +200,7 @@ class PrivateLane(Lane):
             last = payload.last  # the card was dealt with this prompt
         if last is None:
             return rendered
-        line = self.courier.renderer.recall_line(last, lang)
+        line = self.tools.renderer.recall_line(last, lang)
         return replace(rendered, text=f"{line}\n{rendered.text}")
 
     async def _tell_result(
@@ -222,7 +223,7 @@ class PrivateLane(Lane):
         )
         try:
             for old in prompts:
-                shown = self.courier.renderer.result(prev, game, lang) if old is told else None
+                shown = self.tools.renderer.result(prev, game, lang) if old is told else None
                 if shown is not None:
                     shown = self._keep_recall(old, shown, lang)
                 await self._clear(old, shown, notice)
@@ -235,7 +236,7 @@ class PrivateLane(Lane):
         note = notice.payload
         assert isinstance(note, DealNote)
         lang = self.language(notice)
-        render = self.courier.renderer
+        render = self.tools.renderer
         # Only prompts of earlier rounds: a prompt of this round or later is not this deal's.
         prompts = [p for p in self._live_prompts(notice) if (p.notice.round or 0) < note.round]
         played = self._played_in(notice, note.round - 1)
@@ -244,11 +245,11 @@ class PrivateLane(Lane):
         )
         newest = self.context.newest.get(self.chat_id, 0)
         # (In a doubted chat a message the store never knew may be at the bottom: no edit.)
-        if last and last.message_id == newest and not self.courier.doubted(self.chat_id):
+        if last and last.message_id == newest and not self.tools.doubted(self.chat_id):
             # The last prompt is what the player sees: it becomes the new deal, keys gone.
             rendered = render.deal(note, game, self.context.players, lang, with_result=True)
             rendered = self._keep_recall(last, rendered, lang)
-            if await self.courier.calls.edit(self.chat_id, last.message_id, rendered):
+            if await self.tools.calls.edit(self.chat_id, last.message_id, rendered):
                 self.done(notice, last.message_id, None)
                 for old in prompts:
                     if old is not last:
@@ -266,11 +267,11 @@ class PrivateLane(Lane):
         assert isinstance(note, PromptNote)
         if game.state is None or game.state.turn != note.turn or not game.status.open:
             self.skip(notice, "turn over")  # read back after the turn moved on
-            if self.courier.maybe_shown(notice):
+            if self.tools.maybe_shown(notice):
                 await self._doubt_shown(notice)
             return
         lang = self.language(notice)
-        render = self.courier.renderer
+        render = self.tools.renderer
         rendered = render.prompt(note, game, self.context.players, lang)
         prompts = [
             p
@@ -280,7 +281,7 @@ class PrivateLane(Lane):
         newest = self.context.newest.get(self.chat_id, 0)
         # The dealer's second cut: they are looking at this prompt, so it asks again in place.
         again = note.again and prompts and prompts[-1].message_id == newest
-        if again and await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
+        if again and await self.tools.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
             self.done(notice, prompts[-1].message_id, rendered.keyboard)
             return
         prev = note.prev
@@ -302,7 +303,7 @@ class PrivateLane(Lane):
             self.skip(notice, "no key left to take off")
             return
         for old in ended:
-            await self.courier.calls.remove_keys(self.chat_id, old.message_id)
+            await self.tools.calls.remove_keys(self.chat_id, old.message_id)
             self.done(notice, old.message_id, None)
 
     async def final(
@@ -311,9 +312,9 @@ class PrivateLane(Lane):
         """The end of a won game: the last prompt tells how its round ended (its keys go),
         then a new message, which notifies, tells the end and offers Play again."""
         # (In a doubted chat a message the store never knew may be at the bottom: no result.)
-        prev = None if self.courier.doubted(self.chat_id) else note.prev
+        prev = None if self.tools.doubted(self.chat_id) else note.prev
         await self._tell_result(prompts, prev, game, lang, notice)
-        rendered = self.courier.renderer.final(note, game, self.context.players, lang, self.chat_id)
+        rendered = self.tools.renderer.final(note, game, self.context.players, lang, self.chat_id)
         await self._send(notice, rendered)
 
     async def close(self, notice: Notice, game: Game) -> None:
@@ -333,7 +334,7 @@ class PrivateLane(Lane):
         if note.place is not None:
             await self.final(notice, note, game, prompts, lang)
             return
-        rendered = self.courier.renderer.close(
+        rendered = self.tools.renderer.close(
             note, game, self.context.players, lang, reader=self.chat_id
         )
         if not prompts:
@@ -341,13 +342,13 @@ class PrivateLane(Lane):
             # had was "I'll write when it's your turn", so they are told.
             await self._send(notice, rendered)
             return
-        if self.courier.doubted(self.chat_id):
+        if self.tools.doubted(self.chat_id):
             await self._send(notice, rendered)  # clears the keys of what the store never knew
             for old in prompts:
                 await self._clear(old, None, notice)
             return
         kept = self._keep_recall(prompts[-1], rendered, lang)
-        if await self.courier.calls.edit(self.chat_id, prompts[-1].message_id, kept):
+        if await self.tools.calls.edit(self.chat_id, prompts[-1].message_id, kept):
             self.done(notice, prompts[-1].message_id, None)
         else:
             await self._send(notice, rendered)  # deleted by the player: a new message

@@ -96,7 +96,7 @@ async def after(s: Services, outcome: Outcome) -> None:
     """After the commit: arm the game's timer and deliver what the move queued."""
     if outcome.game_id is not None and outcome.deadline is not None:
         s.timers.arm(outcome.game_id, outcome.deadline)
-    s.courier.dispatch(outcome.dispatch)
+    s.courier.post(outcome.batch)
 
 
 async def reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:

@@ -25,8 +25,8 @@ async def move_key(press: Press) -> Outcome | None:
         # before it recorded the message), or on a turn long over, come off that message:
         # nothing else would ever clear them.
         stale = outcome.reply is not None and outcome.reply.code == "stale_turn"
-        orphan = outcome.dispatch is not None and not press.s.courier.knows(
-            message.chat.id, message.message_id, outcome.dispatch
+        orphan = outcome.batch is not None and not press.s.courier.knows(
+            message.chat.id, message.message_id, outcome.batch
         )
         if stale or orphan:
             press.s.courier.clear_keys_later(message.chat.id, message.message_id)

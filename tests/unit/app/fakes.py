@@ -10,9 +10,8 @@ from types import TracebackType
 from typing import Self
 
 from cuckoo_bot.app.clock import Clock
-from cuckoo_bot.app.dispatch import Delivered, SentMessage
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
-from cuckoo_bot.app.notices import Notice, NoticeKind
+from cuckoo_bot.app.notices import Delivered, Notice, NoticeKind, SentMessage
 from cuckoo_bot.app.ports import ConcurrentUpdate
 
 # A deadline wakes a lobby, a turn, or a finished game's "Play again" key.

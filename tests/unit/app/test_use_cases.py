@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 from datetime import timedelta
 
-from cuckoo_bot.app import chats, dispatch, lobby, play, queries
+from cuckoo_bot.app import chats, lobby, outbox, play, queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, Player
 from cuckoo_bot.app.notices import NoticeKind
@@ -69,11 +69,11 @@ async def test_only_the_player_to_act_counts_and_a_double_tap_acts_once(
     assert first.reply is not None and first.reply.code == "done_keep"
     assert not first.reply.alert  # a toast, as for every move
     # The prompt pressed is answered in place; the next player's prompt tells the round so far.
-    assert first.dispatch is not None
-    (played,) = [n for n in first.dispatch.notices if n.kind is NoticeKind.PLAYED]
+    assert first.batch is not None
+    (played,) = [n for n in first.batch.notices if n.kind is NoticeKind.PLAYED]
     assert played.chat_id == actor and played.payload.turn == turn
     assert played.payload.answer == "done_keep" and played.payload.card is not None
-    (prompt,) = [n for n in first.dispatch.notices if n.kind is NoticeKind.PROMPT]
+    (prompt,) = [n for n in first.batch.notices if n.kind is NoticeKind.PROMPT]
     assert [(a.player, a.kind.value) for a in prompt.payload.acts] == [(actor, "keep")]
     second = await play.act(deps, game_id, actor, "keep", turn)
     assert second.reply is not None and second.reply.code == "already_keep"  # what they did
@@ -142,16 +142,16 @@ async def test_the_turn_clock_keeps_for_the_player_and_early_or_stale_timers_do_
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     before = the_game(world, game_id).state
     early = await play.expire(deps, game_id)
-    assert not early.dispatch and the_game(world, game_id).state == before
+    assert not early.batch and the_game(world, game_id).state == before
     clock.advance(91)
     assert [g for g, _ in await play.due(deps)] == [game_id]
     fired = await play.expire(deps, game_id)
-    assert fired.dispatch
+    assert fired.batch
     after = the_game(world, game_id).state
     assert after.turn == before.turn + 1 and after.round.acts[-1].kind.value == "timeout"
     assert await play.due(deps) == []
     # The lapsed prompt says the clock ran out and what the player kept.
-    (lapsed,) = [n for n in fired.dispatch.notices if n.kind is NoticeKind.PLAYED]
+    (lapsed,) = [n for n in fired.batch.notices if n.kind is NoticeKind.PLAYED]
     assert lapsed.chat_id == before.actor and lapsed.payload.answer == "timed_out"
     assert lapsed.payload.card == before.round.card_of(before.actor)
 
@@ -238,10 +238,10 @@ async def test_after_a_migration_a_turn_asked_in_the_group_is_asked_again_there(
     actor = the_game(world, game_id).state.actor
     world.players[actor] = replace(world.players[actor], can_dm=False)  # blocked the bot
     moved = await chats.chat_migrated(deps, group.id, -1009999)
-    assert moved.dispatch is not None
-    kinds = {(n.kind, n.chat_id) for n in moved.dispatch.notices}
+    assert moved.batch is not None
+    kinds = {(n.kind, n.chat_id) for n in moved.batch.notices}
     assert kinds == {(NoticeKind.TABLE, -1009999), (NoticeKind.TURN, -1009999)}
-    (turn,) = [n for n in moved.dispatch.notices if n.kind is NoticeKind.TURN]
+    (turn,) = [n for n in moved.batch.notices if n.kind is NoticeKind.TURN]
     assert turn.payload.actor == actor and turn.payload.turn == the_game(world, game_id).state.turn
 
 
@@ -354,7 +354,7 @@ async def test_everyone_out_in_the_same_reveal_share_the_victory_and_the_league_
     assert game.state.shared_victory and set(game.state.winners) == {ANN.id, BEN.id, CLEO.id}
     line = world.standings[(group.id, ALL_TIME, ANN.id)]
     assert line.shared_wins == 1 and line.wins == 0
-    batch = await dispatch.pending(deps)
+    batch = await outbox.claim(deps)
     (over,) = [n for n in batch.notices if n.kind is NoticeKind.GAME_OVER]
     render = Renderer(Translator())
     texts = {
@@ -463,7 +463,7 @@ async def test_play_again_opens_a_lobby_with_the_same_rules_seats_the_tapper_and
     robots = [p for p in before.seats if p < 0]
     assert new.seats == [BEN.id, *robots]  # the tapper and the computer seats, nobody else
     assert sorted(new.offered) == [ANN.id, CLEO.id]
-    (shown,) = [n for n in again.dispatch.notices if n.kind is NoticeKind.LOBBY]
+    (shown,) = [n for n in again.batch.notices if n.kind is NoticeKind.LOBBY]
     assert sorted(shown.payload.offered) == [ANN.id, CLEO.id]
     # Another tap on the same key joins that lobby; it never opens a second one.
     joined = await lobby.play_again(deps, game_id, group.id, CLEO, reachable=True)
@@ -485,12 +485,12 @@ async def test_the_play_again_key_comes_off_the_summary_at_the_lobby_timeout(
     assert game.deadline == game.finished_at + timedelta(seconds=deps.lobby_timeout)
     assert (game_id, game.deadline) in await play.deadlines(deps)  # re-armed at start-up
     early = await play.expire(deps, game_id)
-    assert early.dispatch is None and the_game(world, game_id).deadline == game.deadline
+    assert early.batch is None and the_game(world, game_id).deadline == game.deadline
     clock.advance(deps.lobby_timeout + 1)
     assert [g for g, _ in await play.due(deps)] == [game_id]  # the sweeper finds it
     expired = await play.expire(deps, game_id)
-    assert expired.dispatch is not None
-    gone, *private = expired.dispatch.notices
+    assert expired.batch is not None
+    gone, *private = expired.batch.notices
     assert gone.kind is NoticeKind.GAME_OVER and gone.payload.expired
     # The key also comes off each person's private end of the game.
     assert sorted(n.chat_id for n in private) == sorted(p for p in game.seats if p > 0)
@@ -498,7 +498,7 @@ async def test_the_play_again_key_comes_off_the_summary_at_the_lobby_timeout(
     assert the_game(world, game_id).deadline is None
     assert await play.due(deps) == []
     again = await play.expire(deps, game_id)  # a second timer, another instance: nothing
-    assert again.dispatch is None
+    assert again.batch is None
 
 
 async def test_history_lists_the_groups_finished_games_and_tells_one_from_its_log(
@@ -543,7 +543,7 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     last = await play_to_the_first_reveal(deps, world, game_id)
     # The press that ended the round says the cards are on the table.
-    (played,) = [n for n in last.dispatch.notices if n.kind is NoticeKind.PLAYED]
+    (played,) = [n for n in last.batch.notices if n.kind is NoticeKind.PLAYED]
     assert played.payload.revealed
     game = the_game(world, game_id)
     # Revealed, and nothing dealt yet: the table shows the reveal alone for the pause.
@@ -551,14 +551,14 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
     assert game.deadline == clock.now() + timedelta(seconds=4) and game.warn_at is None
     assert not [n for n in world.outbox.values() if n.kind is NoticeKind.DEAL and n.round == 2]
     early = await play.expire(deps, game_id)
-    assert not early.dispatch and the_game(world, game_id).state.rounds_dealt == 1
+    assert not early.batch and the_game(world, game_id).state.rounds_dealt == 1
     clock.advance(4)
     dealt = await play.expire(deps, game_id)
     game = the_game(world, game_id)
-    assert dealt.dispatch and game.state.rounds_dealt == 2 and game.state.actor is not None
+    assert dealt.batch and game.state.rounds_dealt == 2 and game.state.actor is not None
     # The next turn's clock starts after the pause; each player learns how round 1 ended.
     assert game.deadline == clock.now() + timedelta(seconds=90)
-    deals = [n for n in dealt.dispatch.notices if n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT)]
+    deals = [n for n in dealt.batch.notices if n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT)]
     assert len(deals) == 3 and all(n.round == 2 for n in deals)
     last = game.state.last_reveal
     for notice in deals:
@@ -567,7 +567,7 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
         assert told.card == last.card_of(notice.chat_id)
         assert told.lost == (notice.chat_id in last.lowest)
     # The new table recalls who lost a life at the reveal, with the card they held.
-    (table,) = [n for n in dealt.dispatch.notices if n.kind is NoticeKind.TABLE]
+    (table,) = [n for n in dealt.batch.notices if n.kind is NoticeKind.TABLE]
     recap = table.payload.recap
     assert recap.round == 1 and set(recap.lost) == set(last.lowest)
     assert recap.cards == tuple(last.card_of(p) for p in recap.lost)
@@ -590,17 +590,17 @@ async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(
     assert [g for g, _ in await play.due(deps)] == [game_id]
     nudged = await play.expire(deps, game_id)
     assert nudged.deadline == deadline  # the timer is armed again for the turn's end
-    (nudge,) = nudged.dispatch.notices
+    (nudge,) = nudged.batch.notices
     assert nudge.kind is NoticeKind.NUDGE and nudge.chat_id == actor
     assert nudge.payload.turn == turn and nudge.payload.seconds == 20
     assert the_game(world, game_id).state.turn == turn  # nothing else moved
     # Once only: the next wake-up is the deadline itself.
     assert await play.due(deps) == [] and the_game(world, game_id).warn_at is None
     again = await play.expire(deps, game_id)
-    assert not again.dispatch
+    assert not again.batch
     clock.advance(20)
     lapsed = await play.expire(deps, game_id)
-    assert lapsed.dispatch and the_game(world, game_id).state.turn == turn + 1
+    assert lapsed.batch and the_game(world, game_id).state.turn == turn + 1
 
 
 async def test_no_nudge_on_a_short_turn_nor_for_a_turn_already_played(
@@ -634,4 +634,4 @@ async def test_a_bot_woken_after_the_turn_ran_out_sends_no_late_reminder(
     clock.advance(95)  # down past the nudge and the deadline: the turn simply lapses
     fired = await play.expire(deps, game_id)
     assert the_game(world, game_id).state.turn == turn + 1
-    assert not [n for n in fired.dispatch.notices if n.kind is NoticeKind.NUDGE]
+    assert not [n for n in fired.batch.notices if n.kind is NoticeKind.NUDGE]

@@ -16,11 +16,11 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
-from cuckoo_bot.app import dispatch, lobby, play
+from cuckoo_bot.app import lobby, outbox, play
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import MAX_TRIES
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
 from cuckoo_bot.app.notices import CloseNote, CloseReason, DealNote, Notice, NoticeKind
+from cuckoo_bot.app.outbox import MAX_TRIES
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
@@ -61,14 +61,12 @@ class Table:
         chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
         opened = await lobby.open_lobby(self.deps, chat, self.people[0], thread_id=None)
         assert opened.game_id is not None
-        await self.courier.deliver(opened.dispatch)  # type: ignore[arg-type]
+        await self.courier.deliver(opened.batch)  # type: ignore[arg-type]
         for person in self.people[1:]:
-            await self.courier.deliver(
-                (await lobby.join(self.deps, opened.game_id, person)).dispatch
-            )  # type: ignore[arg-type]
+            await self.courier.deliver((await lobby.join(self.deps, opened.game_id, person)).batch)  # type: ignore[arg-type]
         started = await lobby.start(self.deps, GROUP, self.people[0], is_admin=False)
-        assert started.dispatch is not None
-        await self.courier.deliver(started.dispatch)
+        assert started.batch is not None
+        await self.courier.deliver(started.batch)
         return opened.game_id
 
     async def play(self, game_id: int, seconds_per_tap: float) -> int:
@@ -89,8 +87,8 @@ class Table:
             move = "cut" if prompt.data("c") else ("swap" if held.rank <= 5 else "keep")
             outcome = await play.act(self.deps, game_id, state.actor, move, state.turn)
             self.clock.advance(seconds_per_tap)
-            if outcome.dispatch:
-                await self.courier.deliver(outcome.dispatch)
+            if outcome.batch:
+                await self.courier.deliver(outcome.batch)
         raise AssertionError("the game did not end")
 
     async def settle(self) -> None:
@@ -236,8 +234,8 @@ async def test_a_player_the_bot_cannot_write_to_is_asked_in_the_group(
             assert prompt.message.chat_id == state.actor
         outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
         table.clock.advance(6.0)  # people take a few seconds to decide
-        if outcome.dispatch:
-            await table.courier.deliver(outcome.dispatch)
+        if outcome.batch:
+            await table.courier.deliver(outcome.batch)
     assert table.world.games[game_id].status is GameStatus.FINISHED
     assert table.world.players[2].can_dm is False
     # An ask in the group goes once its turn is over: no live keys are left behind.
@@ -280,8 +278,8 @@ async def test_a_game_cancelled_mid_round_tells_every_player_and_leaves_no_live_
     assert prompt is not None
     table.clock.advance(2)  # a second later: one new message a second to a private chat
     cancelled = await lobby.cancel(table.deps, GROUP, table.people[0], is_admin=True)
-    assert cancelled.dispatch is not None
-    await table.courier.deliver(cancelled.dispatch)
+    assert cancelled.batch is not None
+    await table.courier.deliver(cancelled.batch)
     assert table.driver.prompt() is None  # the prompt's keys are gone
     for person in table.people:  # the one asked and those still waiting to be asked
         last = fake.last_message(person.id, from_bot=True)
@@ -312,7 +310,7 @@ async def test_a_notice_that_fails_is_tried_again_later_or_given_up_and_never_ho
     fake: FakeBotApi, bot: Bot, failures: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     table = Table(fake, bot, players=3, rate=1000)
-    table.courier.renderer = FlakyDeals(failures)
+    table.courier.tools.renderer = FlakyDeals(failures)
     await table.start()
     (failed,) = table.world.retry_at  # one deal failed; everything else of the start went out
     notice = table.world.outbox[failed]
@@ -350,7 +348,7 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
         Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id),
     ]
     async with table.deps.uow() as uow:
-        batch = await dispatch.prepare(uow, game, notices)
+        batch = await outbox.write(uow, game, notices)
         await uow.commit()
     table.clock.advance(5)  # Telegram's own pace for the chat (the fake's clock) is kept
     before = len(fake.dm(player))
@@ -397,7 +395,7 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_when_it_is_shown_aga
             break
         outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
         table.clock.advance(1.0)  # (the chat's pace: a message a second)
-        await table.courier.deliver(outcome.dispatch)  # type: ignore[arg-type]
+        await table.courier.deliver(outcome.batch)  # type: ignore[arg-type]
     prompt = prompts[-1]
     shown = _live_move_keys(fake, prompt.chat_id)
     assert len(shown) == 1
@@ -427,7 +425,7 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_ove
         state = table.world.games[game_id].state
         outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
         table.clock.advance(1.0)
-        await courier.deliver(outcome.dispatch)  # type: ignore[arg-type]
+        await courier.deliver(outcome.batch)  # type: ignore[arg-type]
     assert prompt.id not in table.world.sent
     table.clock.advance(7)  # the dead process's claim has run out
     await courier.sweep()

@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cuckoo_bot.app import dispatch, lobby, play
+from cuckoo_bot.app import lobby, outbox, play
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import Dispatch
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, RatingChange, Standing
 from cuckoo_bot.app.notices import (
     CloseNote,
@@ -26,6 +25,7 @@ from cuckoo_bot.app.notices import (
     RoundResult,
     TableView,
 )
+from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.queries import League, LeagueRow
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
@@ -103,7 +103,7 @@ def preview(notice: Notice, game: Game, players: dict[int, Player], lang: str) -
     return renderer.group_notice(notice, game, players, lang)
 
 
-def rendered(batch: Dispatch, lang: str):  # type: ignore[no-untyped-def]
+def rendered(batch: Batch, lang: str):  # type: ignore[no-untyped-def]
     for notice in batch.notices:
         assert notice.game_id is not None
         game = batch.games[notice.game_id]
@@ -121,7 +121,7 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
     rules: HouseRules,
 ) -> None:
     deps = await played_game(seed=11, rules=rules)
-    batch = await dispatch.pending(deps)
+    batch = await outbox.claim(deps)
     assert len(batch.notices) > 10
     assert {n.kind for n in batch.notices} >= {
         NoticeKind.LOBBY,
@@ -176,7 +176,7 @@ def test_cards_are_rank_and_suit_symbol() -> None:
 async def test_the_english_keys_say_join_leave_start_keep_swap_cut() -> None:
     deps = await played_game(seed=3, rules=HouseRules())
     labels = set()
-    for _, shown in rendered(await dispatch.pending(deps), "en"):
+    for _, shown in rendered(await outbox.claim(deps), "en"):
         if shown.keyboard:
             labels |= {b.text for row in shown.keyboard.inline_keyboard for b in row}
     for word in ("Join", "Leave", "Start", "Keep", "Swap", "Cut"):
@@ -191,7 +191,7 @@ async def test_turn_keys_are_translated(lang: str, keep: str, swap: str) -> None
     deps = await played_game(seed=5, rules=HouseRules())
     prompts = [
         shown
-        for notice, shown in rendered(await dispatch.pending(deps), lang)
+        for notice, shown in rendered(await outbox.claim(deps), lang)
         if isinstance(notice.payload, PromptNote) and notice.payload.options == ("keep", "swap")
     ]
     assert prompts[0].keyboard is not None
@@ -273,7 +273,7 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         assert game.state.round is not None
         move = "keep" if game.state.round.actor_is_dealer else "swap"
         await play.act(deps, game.id, game.state.actor, move, game.state.turn)
-    batch = await dispatch.pending(deps)
+    batch = await outbox.claim(deps)
     revealed = [
         (notice, game)
         for notice in batch.notices
@@ -324,7 +324,7 @@ async def test_a_games_story_and_the_history_render_in_every_language_under_the_
 
 async def test_the_end_of_the_game_shows_the_summary_and_a_play_again_key() -> None:
     deps = await played_game(seed=11, rules=HouseRules())
-    batch = await dispatch.pending(deps)
+    batch = await outbox.claim(deps)
     (over,) = [n for n in batch.notices if n.kind is NoticeKind.GAME_OVER]
     game = batch.games[over.game_id or 0]
     for lang in LANGS:

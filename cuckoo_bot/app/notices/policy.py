@@ -3,22 +3,39 @@
 The group keeps one table message per round; the player whose turn it is gets the decision in
 their private chat, with the card they hold now; each player's card for a round arrives at the
 deal. The transport decides how each notice reaches Telegram (send, edit, coalesce); this module
-only decides what must be seen.
+only decides what must be seen: a ``Bulletin`` collects the notices of one step.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum, StrEnum
 from typing import Any
 
-from cuckoo_bot.app.model import MOVE_NAMES, GameStatus, RatingChange, is_computer
+from cuckoo_bot.app.model import MOVE_NAMES, RatingChange, is_computer
+from cuckoo_bot.app.notices.kinds import NoticeKind
+from cuckoo_bot.app.notices.payloads import (
+    Announcement,
+    CloseNote,
+    CloseReason,
+    DealNote,
+    Exit,
+    GameOverView,
+    LobbyView,
+    News,
+    Payload,
+    PlayedNote,
+    PromptNote,
+    Recap,
+    RevealView,
+    RoundResult,
+    TableView,
+    TurnView,
+)
+from cuckoo_bot.app.notices.row import Notice
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import PlayerId
-from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -36,309 +53,10 @@ from cuckoo_bot.domain.events import (
     SuddenDeathStarted,
     Swapped,
 )
-from cuckoo_bot.domain.state import Act, GameState, Phase, finishing_ranks
+from cuckoo_bot.domain.state import GameState, Phase, finishing_ranks
 
 
-class NoticeKind(Enum):
-    LOBBY = "lobby"  # group: the lobby message, edited in place
-    TABLE = "table"  # group: the round's table message, edited in place
-    TURN = "turn"  # group: a turn for a player the bot cannot write to, with the keys
-    ANNOUNCE = "announce"  # group: a one-off line (a misdeal, a player leaving, sudden death)
-    GAME_OVER = "game_over"  # group: the winner(s), or why nobody won
-    DEAL = "deal"  # private: the card dealt this round, with how the last round ended
-    PROMPT = "prompt"  # private: your turn, the card you hold now, and the keys
-    CLOSE = "close"  # private: the game is over for you (the prompt's keys go)
-    PLAYED = "played"  # private: your move, told on the prompt you pressed (its keys go)
-    NUDGE = "nudge"  # private: your turn runs out soon (a reply to the prompt, which notifies)
-
-    @property
-    def private(self) -> bool:
-        return self in (
-            NoticeKind.DEAL,
-            NoticeKind.PROMPT,
-            NoticeKind.CLOSE,
-            NoticeKind.PLAYED,
-            NoticeKind.NUDGE,
-        )
-
-
-# -- payloads -----------------------------------------------------------------------------------
-
-
-class News(StrEnum):
-    """How the card in a prompt came to the player since they last saw one."""
-
-    HELD = "held"  # the card they had
-    DEALT = "dealt"  # dealt with this prompt (the first person asked in the round)
-    SWAPPED = "swapped"  # a neighbour swapped with them (``PromptNote.by``)
-    CUT = "cut"  # the dealer's second cut: the card they cut
-
-
-class CloseReason(StrEnum):
-    """Why the game is over for a player (their prompt's keys go)."""
-
-    OUT = "out"  # lost their last life
-    GAME_OVER = "game_over"  # someone won
-    ABANDONED = "abandoned"  # everyone left stopped playing
-    CANCELLED = "cancelled"
-    RESIGNED = "resigned"
-    IDLE = "idle"  # missed too many turns in a row
-    EXPIRED = "expired"  # the Play again key under their end of the game is too old
-
-
-@dataclass(frozen=True)
-class LobbyView:
-    status: GameStatus
-    seats: tuple[PlayerId, ...] = ()
-    reason: str | None = None  # why a lobby closed: cancelled, expired, bot_removed
-    offered: tuple[PlayerId, ...] = ()  # the last game's players, invited to take a seat
-
-
-@dataclass(frozen=True)
-class RevealView:
-    revealed: Revealed
-    losses: tuple[LifeLost, ...] = ()
-    eliminated: tuple[PlayerId, ...] = ()
-    lives: tuple[int, ...] = ()  # after the reveal, aligned with the round's order
-
-
-@dataclass(frozen=True)
-class Recap:
-    """The last reveal in one line, atop the next round's table: who lost a life with which
-    card, and who went out."""
-
-    round: int
-    lost: tuple[PlayerId, ...] = ()
-    cards: tuple[Card, ...] = ()  # aligned with ``lost``
-    out: tuple[PlayerId, ...] = ()
-
-
-@dataclass(frozen=True)
-class TableView:
-    """The group's table for one round: acts so far, whose turn it is, then the reveal."""
-
-    round: int
-    dealer: PlayerId
-    order: tuple[PlayerId, ...]  # turn order, dealer last
-    lives: tuple[int, ...]  # as dealt, aligned with ``order``
-    acts: tuple[Act, ...] = ()
-    actor: PlayerId | None = None  # None once the round is over
-    turn: int | None = None
-    cuts_made: int = 0
-    reveal: RevealView | None = None
-    gathered: bool = False  # ended without a reveal: a misdeal, or the last opponent left
-    closed: bool = False  # the game was cancelled during the round
-    recap: Recap | None = None  # how the round before ended
-    deadline: datetime | None = None  # when the turn in play runs out
-
-    @property
-    def final(self) -> bool:
-        """Nothing more will happen in this round."""
-        return self.actor is None
-
-
-@dataclass(frozen=True)
-class TurnView:
-    """A turn asked in the group, for a player the bot cannot write to privately."""
-
-    round: int
-    turn: int
-    actor: PlayerId
-    options: tuple[str, ...]
-    target: PlayerId | None = None  # whose card a swap takes; None for the dealer
-    cuts_made: int = 0
-    deadline: datetime | None = None
-
-    @classmethod
-    def asking(cls, actor: PlayerId, note: PromptNote) -> TurnView:
-        """The group's ask for the turn ``note`` would have asked privately (no card in it)."""
-        return cls(
-            round=note.round,
-            turn=note.turn,
-            actor=actor,
-            options=note.options,
-            target=note.target,
-            cuts_made=note.cuts_made,
-        )
-
-
-@dataclass(frozen=True)
-class Announcement:
-    event: str  # the event's name, e.g. ``Misdealt``
-    data: dict[str, Any] = field(default_factory=dict)  # its fields as the codec stores them
-
-    def load(self) -> Event:
-        return codec.load_event(self.event, self.data)
-
-
-@dataclass(frozen=True)
-class Exit:
-    player: PlayerId
-    round: int  # the round in which the player went out
-
-
-@dataclass(frozen=True)
-class GameOverView:
-    """The end of the game in the group: the result, then a summary of the game."""
-
-    winners: tuple[PlayerId, ...] = ()
-    shared: bool = False
-    abandoned: bool = False
-    rounds: int = 0
-    out: tuple[Exit, ...] = ()  # in the order players went out
-    changes: tuple[RatingChange, ...] = ()  # the group's table this month
-    # Everyone in the order they finished, with their place (players out together share it).
-    places: tuple[tuple[PlayerId, int], ...] = ()
-    # The "Play again" key's time is up: it comes off the summary (nothing else changes).
-    expired: bool = False
-
-
-@dataclass(frozen=True)
-class RoundResult:
-    """How a round ended for one player, told in their private chat."""
-
-    round: int
-    card: Card | None = None  # the card held at the reveal; None when the cards were gathered
-    lost: bool = False
-    timeout: bool = False  # the life was lost for running out of time (fast turns)
-    lives: int = 0
-    out: bool = False
-
-
-@dataclass(frozen=True)
-class DealNote:
-    round: int
-    card: Card
-    dealer: PlayerId
-    position: int  # 1-based place in the turn order
-    players: int
-    prev: RoundResult | None = None
-
-
-@dataclass(frozen=True)
-class PromptNote:
-    """A player's turn, in their private chat: exactly one card, the one they hold now."""
-
-    round: int
-    turn: int
-    card: Card
-    lives: int
-    options: tuple[str, ...]  # keep, swap, cut
-    target: PlayerId | None = None  # whose card a swap takes; None for the dealer
-    cuts_made: int = 0
-    news: News = News.HELD
-    by: PlayerId | None = None
-    prev: RoundResult | None = None  # the last round's end, for the first to act
-    again: bool = False  # the dealer's second cut: the same prompt, asked again
-    acts: tuple[Act, ...] = ()  # the round so far: what the players before did
-    last: RoundResult | None = None  # the player's last round, recalled in one line
-    deadline: datetime | None = None  # when the turn runs out
-
-
-@dataclass(frozen=True)
-class NudgeNote:
-    """The player's turn runs out soon: a reply to their prompt, which notifies."""
-
-    round: int
-    turn: int
-    deadline: datetime
-    seconds: int = 0  # left when the nudge was written
-
-
-@dataclass(frozen=True)
-class PlayedNote:
-    """A player's move, answered on the prompt they pressed: what happened and the card they
-    hold now, in the words of the press's answer (``answer`` is its code); the keys go."""
-
-    round: int
-    turn: int
-    answer: str  # done_keep, done_swap, done_blocked, done_cut, done_cut_blocked
-    card: Card | None = None  # held after the move
-    other: PlayerId | None = None  # the neighbour a swap was asked of
-    king: Card | None = None  # a king that blocked the swap or the cut
-    revealed: bool = False  # the move ended the round: the cards are on the table
-    # The first to play in a round: how their last round ended, which their prompt's first
-    # line told (nothing else did), kept atop the answer and what follows on that message.
-    last: RoundResult | None = None
-
-
-@dataclass(frozen=True)
-class CloseNote:
-    """The game is over for this player; clears the keys of their last prompt."""
-
-    reason: CloseReason
-    prev: RoundResult | None = None
-    winners: tuple[PlayerId, ...] = ()
-    shared: bool = False
-    # The end of a won game, for every person who sat at it (out earlier or not): a new
-    # message with where they finished, what it did to their line this month, and Play again.
-    place: int | None = None  # 1 for the winners; players out in the same round share one
-    seats: int = 0
-    points: int | None = None  # the change in the group's table this month
-    month_place: int | None = None
-
-
-Payload = (
-    LobbyView
-    | TableView
-    | TurnView
-    | Announcement
-    | GameOverView
-    | DealNote
-    | PromptNote
-    | CloseNote
-    | PlayedNote
-    | NudgeNote
-)
-
-PAYLOADS: dict[NoticeKind, type[Any]] = {
-    NoticeKind.LOBBY: LobbyView,
-    NoticeKind.TABLE: TableView,
-    NoticeKind.TURN: TurnView,
-    NoticeKind.ANNOUNCE: Announcement,
-    NoticeKind.GAME_OVER: GameOverView,
-    NoticeKind.DEAL: DealNote,
-    NoticeKind.PROMPT: PromptNote,
-    NoticeKind.CLOSE: CloseNote,
-    NoticeKind.PLAYED: PlayedNote,
-    NoticeKind.NUDGE: NudgeNote,
-}
-
-
-def dump_payload(payload: Payload) -> dict[str, Any]:
-    data = codec.dump(payload)
-    assert isinstance(data, dict)
-    return data
-
-
-def load_payload(kind: NoticeKind, data: dict[str, Any]) -> Payload:
-    loaded: Payload = codec.load(PAYLOADS[kind], data)
-    return loaded
-
-
-@dataclass
-class Notice:
-    """One outbox row: a message still to be sent or edited, written with the move."""
-
-    kind: NoticeKind
-    chat_id: int  # a group, or a user for private messages
-    payload: Payload
-    game_id: int | None = None
-    id: int = 0
-    thread_id: int | None = None
-    created_at: datetime | None = None
-    attempts: int = field(default=0, compare=False)  # tries so far (read back from the outbox)
-
-    @property
-    def round(self) -> int | None:
-        """The round a table or private notice is about (for coalescing and edit targets)."""
-        return getattr(self.payload, "round", None)
-
-
-# -- the collector ------------------------------------------------------------------------------
-
-
-class Notices:
+class Bulletin:
     """Collects what one move makes players see, coalesced: one table view per round and one
     private notice per player and purpose; each keeps the place of its first mention and the
     content of its last."""

@@ -1,36 +1,28 @@
-"""Handing committed notices to the transport: what they need to be rendered and where they go.
+"""The outbox's bookkeeping: notices written, claimed, marked, handed back and pruned.
 
-A move writes its notices in its own transaction and hands them over with the game, the players
-and the messages already in the chats (``Dispatch``), so the press is delivered without reading
-anything again. Notices left over (a crash, a chat waiting on Telegram's limits) are read back
-by ``pending``. Sent notices are marked in one transaction per batch by ``mark``.
+A move writes its notices in its own transaction (``write``) and hands them over with the game,
+the players and the messages already in the chats (a ``Batch``), so the press is delivered
+without reading anything again. Notices left over (a crash, a chat waiting on Telegram's
+limits) are claimed back under a lease by ``claim``. What became of a batch is settled in one
+transaction by ``settle``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
-from cuckoo_bot.app.notices import Notice, NoticeKind, PromptNote, TurnView
+from cuckoo_bot.app.notices import Notice
+from cuckoo_bot.app.notices.row import Delivered, SentMessage
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
 
 
-@dataclass(frozen=True)
-class SentMessage:
-    """A message a notice put in a chat: a target for later edits, and whether it has keys."""
-
-    notice: Notice
-    message_id: int
-    live_keys: bool
-    newest: int  # the newest message the bot sent in that chat (same chat, any game)
-
-
 @dataclass
-class Dispatch:
+class Batch:
     """Committed notices with what rendering and sending them needs."""
 
     notices: list[Notice]
@@ -41,17 +33,11 @@ class Dispatch:
     def __bool__(self) -> bool:
         return bool(self.notices)
 
-
-@dataclass(frozen=True)
-class Delivered:
-    """What became of one notice (or of an earlier message a notice replaced)."""
-
-    notice_id: int
-    message_id: int | None = None  # Telegram's id of the message sent or edited
-    live_keys: bool = False  # that message shows keys now
-    error: str | None = None  # why it was not shown (superseded, refused, ...)
-    tries: int = 1  # 0: only the keys of an earlier message were cleared
-    retry_at: datetime | None = None  # failed this time: any instance may try again from then
+    def extend(self, other: Batch) -> None:
+        self.notices += other.notices
+        self.games.update(other.games)
+        self.players.update(other.players)
+        self.sent += other.sent
 
 
 def people(game: Game) -> list[PlayerId]:
@@ -59,20 +45,20 @@ def people(game: Game) -> list[PlayerId]:
     return sorted({*game.seats, game.creator_id, *game.offered})
 
 
-async def prepare(
+async def write(
     uow: UnitOfWork,
     game: Game,
     notices: list[Notice],
     players: dict[PlayerId, Player] | None = None,
-) -> Dispatch:
+) -> Batch:
     """Write ``notices`` to the outbox and gather what delivering them needs (same transaction)."""
     if not notices:
-        return Dispatch([])
+        return Batch([])
     await uow.outbox.add_many(notices)
     if players is None:
         players = await uow.players.get_many(people(game))
     sent = await uow.outbox.sent(game.id)
-    return Dispatch(notices=notices, games={game.id: game}, players=players, sent=sent)
+    return Batch(notices=notices, games={game.id: game}, players=players, sent=sent)
 
 
 # Several instances share the outbox: a notice is held by one at a time, for ``LEASE`` unless
@@ -102,7 +88,7 @@ def failed(notice: Notice, reason: str, now: datetime) -> Delivered:
     return Delivered(notice.id, error=reason[:500], retry_at=now + retry_delay(tries))
 
 
-async def pending(deps: Deps, chat_id: int | None = None, skip: Collection[int] = ()) -> Dispatch:
+async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = ()) -> Batch:
     """Claim the notices not delivered yet that no other instance holds, oldest first (one
     chat's, or everyone's), with their context."""
     async with deps.uow() as uow:
@@ -110,7 +96,7 @@ async def pending(deps: Deps, chat_id: int | None = None, skip: Collection[int] 
         notices = [n for n in claimed if n.id not in skip]
         if not notices:
             await uow.commit()
-            return Dispatch([])
+            return Batch([])
         games: dict[int, Game] = {}
         sent: list[SentMessage] = []
         for game_id in sorted({n.game_id for n in notices if n.game_id is not None}):
@@ -122,7 +108,7 @@ async def pending(deps: Deps, chat_id: int | None = None, skip: Collection[int] 
         ids |= {n.chat_id for n in notices if n.kind.private}
         players = await uow.players.get_many(sorted(ids))
         await uow.commit()
-    return Dispatch(notices=notices, games=games, players=players, sent=sent)
+    return Batch(notices=notices, games=games, players=players, sent=sent)
 
 
 async def renew(deps: Deps, ids: Collection[int]) -> None:
@@ -185,44 +171,3 @@ async def prune(deps: Deps) -> int:
         gone = await uow.outbox.prune(deps.clock.now() - RETENTION)
         await uow.commit()
     return gone
-
-
-async def unreachable(deps: Deps, failed: Iterable[Notice]) -> Dispatch:
-    """Private messages were refused (the player blocked the bot): remember it, and ask a turn
-    that was on its way to them in the group instead, so the game goes on."""
-    failed = list(failed)
-    turns: list[Notice] = []
-    async with deps.uow() as uow:
-        for player_id in sorted({n.chat_id for n in failed}):
-            await uow.players.set_reachable(player_id, False)
-        games: dict[int, Game] = {}
-        for notice in failed:
-            note = notice.payload
-            if notice.game_id is None or not isinstance(note, PromptNote):
-                continue
-            game = games.get(notice.game_id) or await uow.games.get(notice.game_id)
-            if game is None or game.state is None or game.state.turn != note.turn:
-                continue  # the turn is over already: nothing to ask
-            games[game.id] = game
-            view = TurnView.asking(notice.chat_id, note)
-            turns.append(
-                replace(
-                    notice,
-                    kind=NoticeKind.TURN,
-                    chat_id=game.chat_id,
-                    payload=view,
-                    id=0,
-                    thread_id=game.thread_id,
-                    created_at=None,
-                )
-            )
-        dispatch = Dispatch([])
-        for game in games.values():
-            mine = [n for n in turns if n.game_id == game.id]
-            part = await prepare(uow, game, mine)
-            dispatch.notices += part.notices
-            dispatch.games.update(part.games)
-            dispatch.players.update(part.players)
-            dispatch.sent += part.sent
-        await uow.commit()
-    return dispatch

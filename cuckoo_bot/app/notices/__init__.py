@@ -1,0 +1,59 @@
+"""Notices: what players must see, written to the outbox with the move that made them.
+
+- ``kinds``: the kinds of notice; ``payloads``: what each carries; ``codec``: payloads to and
+  from the outbox's JSON; ``row``: the outbox row and what became of it; ``policy``: from a
+  step's events to the notices players must see (``Bulletin``).
+"""
+
+from cuckoo_bot.app.notices.codec import PAYLOADS, dump_payload, load_payload
+from cuckoo_bot.app.notices.kinds import NoticeKind
+from cuckoo_bot.app.notices.payloads import (
+    Announcement,
+    CloseNote,
+    CloseReason,
+    DealNote,
+    Exit,
+    GameOverView,
+    LobbyView,
+    News,
+    NudgeNote,
+    Payload,
+    PlayedNote,
+    PromptNote,
+    Recap,
+    RevealView,
+    RoundResult,
+    TableView,
+    TurnView,
+)
+from cuckoo_bot.app.notices.policy import Bulletin, last_result
+from cuckoo_bot.app.notices.row import Delivered, Notice, SentMessage
+
+__all__ = [
+    "PAYLOADS",
+    "Announcement",
+    "Bulletin",
+    "CloseNote",
+    "CloseReason",
+    "DealNote",
+    "Delivered",
+    "Exit",
+    "GameOverView",
+    "LobbyView",
+    "News",
+    "Notice",
+    "NoticeKind",
+    "NudgeNote",
+    "Payload",
+    "PlayedNote",
+    "PromptNote",
+    "Recap",
+    "RevealView",
+    "RoundResult",
+    "SentMessage",
+    "TableView",
+    "TurnView",
+    "dump_payload",
+    "last_result",
+    "load_payload",
+]

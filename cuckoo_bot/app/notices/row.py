@@ -1,0 +1,51 @@
+"""The outbox row (``Notice``), the message it became (``SentMessage``) and what became of
+it in a delivery (``Delivered``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from cuckoo_bot.app.notices.kinds import NoticeKind
+from cuckoo_bot.app.notices.payloads import Payload
+
+
+@dataclass
+class Notice:
+    """One outbox row: a message still to be sent or edited, written with the move."""
+
+    kind: NoticeKind
+    chat_id: int  # a group, or a user for private messages
+    payload: Payload
+    game_id: int | None = None
+    id: int = 0
+    thread_id: int | None = None
+    created_at: datetime | None = None
+    attempts: int = field(default=0, compare=False)  # tries so far (read back from the outbox)
+
+    @property
+    def round(self) -> int | None:
+        """The round a table or private notice is about (for coalescing and edit targets)."""
+        return getattr(self.payload, "round", None)
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """A message a notice put in a chat: a target for later edits, and whether it has keys."""
+
+    notice: Notice
+    message_id: int
+    live_keys: bool
+    newest: int  # the newest message the bot sent in that chat (same chat, any game)
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """What became of one notice (or of an earlier message a notice replaced)."""
+
+    notice_id: int
+    message_id: int | None = None  # Telegram's id of the message sent or edited
+    live_keys: bool = False  # that message shows keys now
+    error: str | None = None  # why it was not shown (superseded, refused, ...)
+    tries: int = 1  # 0: only the keys of an earlier message were cleared
+    retry_at: datetime | None = None  # failed this time: any instance may try again from then
