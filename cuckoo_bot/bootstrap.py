@@ -105,7 +105,7 @@ def build(
         web,
         webhook,
         poll_timeout=poll_timeout,
-        drain=application.bot_data["services"].drain,
+        drain=application.bot_data.services.drain,
         patience=settings.start_timeout,
     )
     return Runtime(

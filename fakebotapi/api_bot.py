@@ -13,7 +13,7 @@ from .errors import bad_request, conflict
 from .models import JSON
 from .params import Params
 from .registry import handler
-from .state import ALL_UPDATE_TYPES, DEFAULT_UPDATE_TYPES, World
+from .state import ALL_UPDATE_TYPES, DEFAULT_UPDATE_TYPES, TelegramState
 from .webhook import DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, WebhookConfig
 
 MAX_POLL_TIMEOUT = 50
@@ -24,7 +24,7 @@ _SCOPES_WITH_CHAT = ("chat", "chat_administrators", "chat_member")
 
 
 @handler("getMe")
-async def get_me(world: World, p: Params) -> JSON:
+async def get_me(world: TelegramState, p: Params) -> JSON:
     return {
         **world.bot.to_api(),
         "can_join_groups": True,
@@ -35,7 +35,7 @@ async def get_me(world: World, p: Params) -> JSON:
     }
 
 
-def _set_allowed_updates(world: World, p: Params) -> None:
+def _set_allowed_updates(world: TelegramState, p: Params) -> None:
     """getUpdates and setWebhook both change which update types the bot receives."""
     allowed = p.get_json("allowed_updates")
     if isinstance(allowed, list):
@@ -44,7 +44,7 @@ def _set_allowed_updates(world: World, p: Params) -> None:
 
 
 @handler("getUpdates")
-async def get_updates(world: World, p: Params) -> list[JSON]:
+async def get_updates(world: TelegramState, p: Params) -> list[JSON]:
     if world.webhook is not None:
         raise conflict(
             "can't use getUpdates method while webhook is active; "
@@ -96,7 +96,7 @@ def _webhook_config(p: Params) -> WebhookConfig:
 
 
 @handler("setWebhook")
-async def set_webhook(world: World, p: Params) -> bool:
+async def set_webhook(world: TelegramState, p: Params) -> bool:
     """Deliver updates by POSTing them to `url`; an empty url removes the webhook.
 
     Unlike Telegram, the fake does not try to connect when the webhook is set (a refused
@@ -120,12 +120,12 @@ async def set_webhook(world: World, p: Params) -> bool:
 
 
 @handler("deleteWebhook")
-async def delete_webhook(world: World, p: Params) -> bool:
+async def delete_webhook(world: TelegramState, p: Params) -> bool:
     await _remove_webhook(world, p)
     return True
 
 
-async def _remove_webhook(world: World, p: Params) -> None:
+async def _remove_webhook(world: TelegramState, p: Params) -> None:
     """Back to getUpdates; updates not yet delivered stay pending unless dropped."""
     await world.delivery.remove()
     if p.get_bool("drop_pending_updates"):
@@ -134,7 +134,7 @@ async def _remove_webhook(world: World, p: Params) -> None:
 
 
 @handler("getWebhookInfo")
-async def get_webhook_info(world: World, p: Params) -> JSON:
+async def get_webhook_info(world: TelegramState, p: Params) -> JSON:
     config, delivery = world.webhook, world.delivery
     info: JSON = {
         "url": config.url if config else "",
@@ -164,16 +164,16 @@ def _ip_address(url: str) -> str:
 
 
 @handler("logOut")
-async def log_out(world: World, p: Params) -> bool:
+async def log_out(world: TelegramState, p: Params) -> bool:
     return True
 
 
 @handler("close")
-async def close(world: World, p: Params) -> bool:
+async def close(world: TelegramState, p: Params) -> bool:
     return True
 
 
-def scope_key(world: World, scope: Any) -> str:
+def scope_key(world: TelegramState, scope: Any) -> str:
     """Canonical key of a BotCommandScope: "default", "chat:-100", "chat_member:-100:42"..."""
     if scope is None:
         return "default"
@@ -200,7 +200,7 @@ def _language(p: Params) -> str:
 
 
 @handler("setMyCommands")
-async def set_my_commands(world: World, p: Params) -> bool:
+async def set_my_commands(world: TelegramState, p: Params) -> bool:
     commands = p.get_json("commands")
     if not isinstance(commands, list) or len(commands) > 100:
         raise bad_request("commands must be an Array of at most 100 BotCommand")
@@ -222,20 +222,20 @@ async def set_my_commands(world: World, p: Params) -> bool:
 
 
 @handler("getMyCommands")
-async def get_my_commands(world: World, p: Params) -> list[JSON]:
+async def get_my_commands(world: TelegramState, p: Params) -> list[JSON]:
     key = (scope_key(world, p.get_json("scope")), _language(p))
     return list(world.bot_commands.get(key, []))
 
 
 @handler("deleteMyCommands")
-async def delete_my_commands(world: World, p: Params) -> bool:
+async def delete_my_commands(world: TelegramState, p: Params) -> bool:
     world.bot_commands.pop((scope_key(world, p.get_json("scope")), _language(p)), None)
     world.changed("commands")
     return True
 
 
 def _register_text(setter: str, getter: str, field: str, limit: int) -> None:
-    async def set_text(world: World, p: Params) -> bool:
+    async def set_text(world: TelegramState, p: Params) -> bool:
         value = p.get_str(field) or ""
         if len(value) > limit:
             raise bad_request(f"{field} is too long")
@@ -247,7 +247,7 @@ def _register_text(setter: str, getter: str, field: str, limit: int) -> None:
         world.changed("bot_text")
         return True
 
-    async def get_text(world: World, p: Params) -> JSON:
+    async def get_text(world: TelegramState, p: Params) -> JSON:
         language = _language(p)
         value = world.bot_texts.get((field, language), world.bot_texts.get((field, ""), ""))
         if field == "name" and not value:

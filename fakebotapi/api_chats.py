@@ -6,7 +6,7 @@ from .errors import bad_request
 from .models import JSON, MEMBER_STATUSES
 from .params import Params
 from .registry import handler
-from .state import World, now
+from .state import TelegramState, now
 
 CHAT_ACTIONS = frozenset(
     {
@@ -29,7 +29,7 @@ _NO_GIFTS = dict.fromkeys(
 
 
 @handler("getChat")
-async def get_chat(world: World, p: Params) -> JSON:
+async def get_chat(world: TelegramState, p: Params) -> JSON:
     chat = world.resolve_chat(p.chat_id())
     world.check_membership(chat)
     info = world.chat_json(chat)
@@ -40,7 +40,7 @@ async def get_chat(world: World, p: Params) -> JSON:
 
 
 @handler("getChatMember")
-async def get_chat_member(world: World, p: Params) -> JSON:
+async def get_chat_member(world: TelegramState, p: Params) -> JSON:
     chat = world.resolve_chat(p.chat_id())
     world.check_membership(chat)
     user_id = p.get_int("user_id", required=True)
@@ -53,7 +53,7 @@ async def get_chat_member(world: World, p: Params) -> JSON:
 
 
 @handler("getChatAdministrators")
-async def get_chat_administrators(world: World, p: Params) -> list[JSON]:
+async def get_chat_administrators(world: TelegramState, p: Params) -> list[JSON]:
     chat = world.resolve_chat(p.chat_id())
     world.check_membership(chat)
     if chat.type == "private":
@@ -65,7 +65,7 @@ async def get_chat_administrators(world: World, p: Params) -> list[JSON]:
 
 
 @handler("getChatMemberCount")
-async def get_chat_member_count(world: World, p: Params) -> int:
+async def get_chat_member_count(world: TelegramState, p: Params) -> int:
     chat = world.resolve_chat(p.chat_id())
     world.check_membership(chat)
     if chat.type == "private":
@@ -75,7 +75,7 @@ async def get_chat_member_count(world: World, p: Params) -> int:
 
 
 @handler("leaveChat")
-async def leave_chat(world: World, p: Params) -> bool:
+async def leave_chat(world: TelegramState, p: Params) -> bool:
     chat = world.resolve_chat(p.chat_id())
     if chat.type == "private":
         raise bad_request("chat member status can't be changed in private chats")
@@ -95,7 +95,7 @@ async def leave_chat(world: World, p: Params) -> bool:
 
 
 @handler("sendChatAction")
-async def send_chat_action(world: World, p: Params) -> bool:
+async def send_chat_action(world: TelegramState, p: Params) -> bool:
     chat = world.chat_for_write(p.chat_id())
     action = p.get_str("action", required=True)
     if action not in CHAT_ACTIONS:
@@ -107,7 +107,7 @@ async def send_chat_action(world: World, p: Params) -> bool:
 
 
 @handler("createForumTopic")
-async def create_forum_topic(world: World, p: Params) -> JSON:
+async def create_forum_topic(world: TelegramState, p: Params) -> JSON:
     chat = world.chat_for_write(p.chat_id())
     if not chat.is_forum:
         raise bad_request("the chat is not a forum")

@@ -13,7 +13,7 @@ from .markup import Markup, check_reply_markup
 from .models import JSON, Chat, StoredMessage, Version
 from .params import Params
 from .registry import handler
-from .state import MAX_CAPTION_LENGTH, World, now
+from .state import MAX_CAPTION_LENGTH, TelegramState, now
 from .text import Entity
 
 NOT_MODIFIED = (
@@ -24,7 +24,7 @@ QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is in
 MAX_ANSWER_LENGTH = 200
 
 
-def _target(world: World, p: Params, *, send: bool) -> Chat:
+def _target(world: TelegramState, p: Params, *, send: bool) -> Chat:
     """The chat a send/edit goes to, after access checks and flood control."""
     chat = world.chat_for_write(p.chat_id())
     world.flood.check(chat.id, is_send=send, is_group=chat.type != "private")
@@ -42,7 +42,7 @@ def _markup(p: Params, *, inline_only: bool = False) -> Markup | None:
     return markup
 
 
-def _thread(world: World, chat: Chat, p: Params) -> tuple[int | None, bool]:
+def _thread(world: TelegramState, chat: Chat, p: Params) -> tuple[int | None, bool]:
     thread_id = p.get_int("message_thread_id")
     if thread_id is None:
         return None, False
@@ -55,7 +55,7 @@ def _thread(world: World, chat: Chat, p: Params) -> tuple[int | None, bool]:
     return thread_id, False
 
 
-def _reply_to(world: World, chat: Chat, p: Params) -> int | None:
+def _reply_to(world: TelegramState, chat: Chat, p: Params) -> int | None:
     params = p.get_json("reply_parameters")
     if isinstance(params, dict):
         target, allow = params.get("message_id"), bool(params.get("allow_sending_without_reply"))
@@ -71,7 +71,7 @@ def _reply_to(world: World, chat: Chat, p: Params) -> int | None:
     return int(target)
 
 
-def _post(world: World, chat: Chat, p: Params, **fields: Any) -> JSON:
+def _post(world: TelegramState, chat: Chat, p: Params, **fields: Any) -> JSON:
     effect = p.get_str("message_effect_id")
     if effect is not None and chat.type != "private":
         raise bad_request("message effects can be used only in private chats")
@@ -91,7 +91,7 @@ def _post(world: World, chat: Chat, p: Params, **fields: Any) -> JSON:
 
 
 @handler("sendMessage")
-async def send_message(world: World, p: Params) -> JSON:
+async def send_message(world: TelegramState, p: Params) -> JSON:
     chat = _target(world, p, send=True)
     text, entities = world.format_text(
         p.get_str("text"), p.get_str("parse_mode"), p.get_json("entities")
@@ -99,7 +99,7 @@ async def send_message(world: World, p: Params) -> JSON:
     return _post(world, chat, p, text=text, entities=entities, reply_markup=_markup(p))
 
 
-def _editable(world: World, p: Params) -> StoredMessage:
+def _editable(world: TelegramState, p: Params) -> StoredMessage:
     if p.has("inline_message_id"):
         raise bad_request("MESSAGE_ID_INVALID")  # inline messages are not modelled
     chat = _target(world, p, send=False)
@@ -115,7 +115,7 @@ def _editable(world: World, p: Params) -> StoredMessage:
 
 
 def _apply_edit(
-    world: World,
+    world: TelegramState,
     msg: StoredMessage,
     text: str | None,
     entities: list[Entity],
@@ -131,7 +131,7 @@ def _apply_edit(
 
 
 @handler("editMessageText")
-async def edit_message_text(world: World, p: Params) -> JSON:
+async def edit_message_text(world: TelegramState, p: Params) -> JSON:
     msg = _editable(world, p)
     if msg.text_field != "text":
         raise bad_request("there is no text in the message to edit")
@@ -143,7 +143,7 @@ async def edit_message_text(world: World, p: Params) -> JSON:
 
 
 @handler("editMessageCaption")
-async def edit_message_caption(world: World, p: Params) -> JSON:
+async def edit_message_caption(world: TelegramState, p: Params) -> JSON:
     msg = _editable(world, p)
     if msg.text_field != "caption":
         raise bad_request("there is no caption in the message to edit")
@@ -158,12 +158,12 @@ async def edit_message_caption(world: World, p: Params) -> JSON:
 
 
 @handler("editMessageReplyMarkup")
-async def edit_message_reply_markup(world: World, p: Params) -> JSON:
+async def edit_message_reply_markup(world: TelegramState, p: Params) -> JSON:
     msg = _editable(world, p)
     return _apply_edit(world, msg, msg.text, msg.entities, _markup(p, inline_only=True))
 
 
-def _delete(world: World, chat: Chat, message_id: int) -> None:
+def _delete(world: TelegramState, chat: Chat, message_id: int) -> None:
     msg = world.message(chat, message_id)
     if msg is None:
         raise bad_request("message to delete not found")
@@ -175,7 +175,7 @@ def _delete(world: World, chat: Chat, message_id: int) -> None:
 
 
 @handler("deleteMessage")
-async def delete_message(world: World, p: Params) -> bool:
+async def delete_message(world: TelegramState, p: Params) -> bool:
     chat = world.resolve_chat(p.chat_id())
     world.check_membership(chat)
     message_id = p.get_int("message_id", required=True)
@@ -185,7 +185,7 @@ async def delete_message(world: World, p: Params) -> bool:
 
 
 @handler("deleteMessages")
-async def delete_messages(world: World, p: Params) -> bool:
+async def delete_messages(world: TelegramState, p: Params) -> bool:
     chat = world.resolve_chat(p.chat_id())
     world.check_membership(chat)
     ids = p.get_json("message_ids")
@@ -198,7 +198,7 @@ async def delete_messages(world: World, p: Params) -> bool:
 
 
 @handler("answerCallbackQuery")
-async def answer_callback_query(world: World, p: Params) -> bool:
+async def answer_callback_query(world: TelegramState, p: Params) -> bool:
     query_id = p.get_str("callback_query_id", required=True)
     query = world.queries.get(query_id or "")
     expired = (
@@ -244,7 +244,7 @@ def _media_payload(kind: str, key: int) -> Any:
 
 
 def _register_media(method: str, kind: str) -> None:
-    async def send_media(world: World, p: Params) -> JSON:
+    async def send_media(world: TelegramState, p: Params) -> JSON:
         chat = _target(world, p, send=True)
         if not p.has(kind):
             raise bad_request(f"there is no {kind} in the request")
@@ -281,7 +281,7 @@ _DICE_FACES = {"🎲": 6, "🎯": 6, "🎳": 6, "🏀": 5, "⚽": 5, "🎰": 64}
 
 
 @handler("sendDice")
-async def send_dice(world: World, p: Params) -> JSON:
+async def send_dice(world: TelegramState, p: Params) -> JSON:
     chat = _target(world, p, send=True)
     emoji = p.get_str("emoji") or "🎲"
     if emoji not in _DICE_FACES:

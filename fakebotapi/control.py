@@ -19,7 +19,7 @@ from .models import (
     StoredMessage,
     User,
 )
-from .state import Listener, World, now
+from .state import Listener, TelegramState, now
 from .text import detect_entities
 
 T = TypeVar("T")
@@ -30,7 +30,7 @@ class Controls:
     """Test-side API. Actions are synchronous (they only change state and queue updates);
     waits are coroutines that wake on every change instead of sleeping in a loop."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: TelegramState) -> None:
         self.world = world
 
     # -- setting up the world ---------------------------------------------------------

@@ -6,9 +6,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .params import Params
-from .state import World
+from .state import TelegramState
 
-Handler = Callable[[World, Params], Awaitable[Any]]
+Handler = Callable[[TelegramState, Params], Awaitable[Any]]
 
 # Every method of Bot API 9.x (taken from python-telegram-bot 22.8); anything known but not
 # implemented answers `true`, anything else 404 like Telegram.

@@ -16,7 +16,7 @@ from .errors import ApiError, bad_request, method_not_found, unauthorized
 from .models import JSON, CallRecord
 from .params import Params
 from .registry import CANONICAL, HANDLERS
-from .state import World
+from .state import TelegramState
 
 _log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class FakeBotApi(Controls):
         webhook_retry_delay: float = 0.2,
     ) -> None:
         super().__init__(
-            World(
+            TelegramState(
                 token,
                 bot_username,
                 bot_first_name,

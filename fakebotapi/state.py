@@ -60,7 +60,7 @@ def now() -> int:
     return int(time.time())
 
 
-class World:
+class TelegramState:
     """All state of the fake Telegram, plus a change signal for long polls and test waits."""
 
     def __init__(

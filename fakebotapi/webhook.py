@@ -31,7 +31,7 @@ from .models import JSON, DeliveryRecord
 
 
 class Updates(Protocol):
-    """What delivery needs of the fake's state (``state.World``, which owns a delivery): the
+    """What delivery needs of the fake's state (``state.TelegramState``, which owns a delivery): the
     queue of updates, a clock, and a way to say and to hear that something changed."""
 
     updates: list[tuple[int, str, JSON]]  # (update_id, type, update)

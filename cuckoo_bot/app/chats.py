@@ -6,13 +6,13 @@ from dataclasses import replace
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import notices_for, publish
+from cuckoo_bot.app.flow import notices_for, write_notices
 from cuckoo_bot.app.lobby import cancel, join, lobby_view
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, supported_language, whole_number
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
-from cuckoo_bot.app.steps import ensure_chat, first_time
+from cuckoo_bot.app.shared import ensure_chat, first_time
 from cuckoo_bot.domain.errors import InvalidSettings
 from cuckoo_bot.domain.rules import HouseRules
 
@@ -178,7 +178,7 @@ async def follow_migration(uow: UnitOfWork, old_id: int, new_id: int) -> tuple[B
         notices.lobby(lobby_view(game))
     else:
         notices.table(game.state)
-    return await publish(uow, game, notices, moved=True), game
+    return await write_notices(uow, game, notices, moved=True), game
 
 
 async def bot_removed(deps: Deps, chat_id: int) -> Outcome:

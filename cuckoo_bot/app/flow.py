@@ -28,7 +28,7 @@ def notices_for(game: Game) -> Bulletin:
     return Bulletin(game.chat_id, game.id, game.thread_id, game.state)
 
 
-def step(
+def apply_action(
     game: Game, action: Action, now: datetime, notices: Bulletin, actor: PlayerId | None = None
 ) -> tuple[Event, ...]:
     """Apply one action to the game's state, log it and note what players must see.
@@ -65,11 +65,11 @@ async def advance(
             paused = True
             break
         if state.needs_deal:
-            step(game, Deal(shuffled_deck(deps.rng)), now, notices)
+            apply_action(game, Deal(shuffled_deck(deps.rng)), now, notices)
             continue
         actor = state.actor
         if actor is not None and is_computer(actor):
-            step(game, computer_action(state), now, notices, actor=actor)
+            apply_action(game, computer_action(state), now, notices, actor=actor)
             continue
         break
     state = game.state
@@ -93,7 +93,7 @@ async def advance(
             game.warn_at = game.deadline - timedelta(seconds=warning)
 
 
-async def publish(
+async def write_notices(
     uow: UnitOfWork,
     game: Game,
     notices: Bulletin,
@@ -119,11 +119,11 @@ async def resign_in(
     """``player`` leaves the running ``game`` (already locked): out at once, the deal is redealt."""
     notices = notices_for(game)
     try:
-        step(game, Resign(player), now, notices, actor=player)
+        apply_action(game, Resign(player), now, notices, actor=player)
     except RuleError as error:
         return Outcome(reply=Reply(ReplyCode(error.code)), game_id=game.id)
     await advance(uow, deps, game, notices, now)
-    batch = await publish(uow, game, notices)
+    batch = await write_notices(uow, game, notices)
     await uow.games.save(game)
     return Outcome(
         reply=Reply(ReplyCode.RESIGNED), game_id=game.id, deadline=game.wake, batch=batch

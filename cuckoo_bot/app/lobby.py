@@ -6,13 +6,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import advance, notices_for, publish, resign_in
+from cuckoo_bot.app.flow import advance, notices_for, resign_in, write_notices
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import CloseReason, LobbyView
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
-from cuckoo_bot.app.steps import ensure_chat, first_time
+from cuckoo_bot.app.shared import ensure_chat, first_time
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.engine import draw_first_dealer
 from cuckoo_bot.domain.engine import new_game as seat_table
@@ -95,7 +95,7 @@ async def show_lobby(uow: UnitOfWork, game: Game) -> Batch:
     """The lobby message shows the game as it is now (seats, started, or why it closed)."""
     notices = notices_for(game)
     notices.lobby(lobby_view(game))
-    return await publish(uow, game, notices)
+    return await write_notices(uow, game, notices)
 
 
 async def open_lobby(
@@ -315,7 +315,7 @@ async def _begin(uow: UnitOfWork, deps: Deps, game: Game, now: datetime) -> Batc
     notices = notices_for(game)
     notices.lobby(lobby_view(game))
     await advance(uow, deps, game, notices, now)
-    batch = await publish(uow, game, notices)
+    batch = await write_notices(uow, game, notices)
     await uow.games.save(game)
     return batch
 
@@ -347,7 +347,7 @@ async def cancel(
                 notices.table(game.state, closed=True)
         if user is not None:  # a removed bot cannot post anything to the group
             notices.lobby(lobby_view(game))
-        batch = await publish(uow, game, notices)
+        batch = await write_notices(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
         return Outcome(reply=Reply(ReplyCode.CANCELLED), game_id=game.id, batch=batch)

@@ -7,7 +7,7 @@ from typing import Any
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.flow import advance, notices_for, publish, step
+from cuckoo_bot.app.flow import advance, apply_action, notices_for, write_notices
 from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
 from cuckoo_bot.app.notices import (
@@ -24,7 +24,7 @@ from cuckoo_bot.app.notices import (
 from cuckoo_bot.app.outbox import people
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
-from cuckoo_bot.app.steps import first_time
+from cuckoo_bot.app.shared import first_time
 from cuckoo_bot.domain.actions import PlayerId, Timeout
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.errors import RuleError
@@ -149,7 +149,7 @@ async def act(
         notices = notices_for(game)
         recalled = _recalled(game.state, player)
         try:
-            events = step(game, kind(player, turn), now, notices, actor=player)
+            events = apply_action(game, kind(player, turn), now, notices, actor=player)
         except RuleError as error:
             await uow.commit()  # keeps the update id: a redelivery stays a no-op
             # A stale key of someone done for the round: what they did (the player to act
@@ -166,7 +166,7 @@ async def act(
             note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled)
             notices.played(player, note)
         await advance(uow, deps, game, notices, now)
-        batch = await publish(uow, game, notices, players)
+        batch = await write_notices(uow, game, notices, players)
         await uow.games.save(game)
         await uow.commit()
         return Outcome(reply=answer, game_id=game.id, deadline=game.wake, batch=batch)
@@ -201,13 +201,13 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
         if game.state.phase is Phase.TURNS and game.state.round is not None:
             rnd, turn, actor = game.state.round, game.state.turn, game.state.round.actor
             recalled = _recalled(game.state, actor)
-            step(game, Timeout(turn), now, notices)
+            apply_action(game, Timeout(turn), now, notices)
             # The lapsed prompt says so, its keys gone (the player kept their card).
             kept = game.state.round.card_of(actor) if game.state.round is not None else None
             lapsed = PlayedNote(rnd.number, turn, ReplyCode.TIMED_OUT, card=kept, last=recalled)
             notices.played(actor, lapsed)
         await advance(uow, deps, game, notices, now)
-        batch = await publish(uow, game, notices)
+        batch = await write_notices(uow, game, notices)
         await uow.games.save(game)
         await uow.commit()
         return Outcome(game_id=game.id, deadline=game.wake, batch=batch)

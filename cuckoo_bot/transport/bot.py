@@ -22,6 +22,8 @@ from cuckoo_bot.app.ports import CallLedger
 from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
 from cuckoo_bot.transport.admission import FairUpdates
+from cuckoo_bot.transport.answers import AnswerQueue
+from cuckoo_bot.transport.context import CONTEXT_TYPES, CuckooApp
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
 from cuckoo_bot.transport.pacing import (
@@ -32,7 +34,7 @@ from cuckoo_bot.transport.pacing import (
     SharedRateLimiter,
 )
 from cuckoo_bot.transport.render import Renderer
-from cuckoo_bot.transport.replies import Replies
+from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.timers import Timers
 
 log = logging.getLogger(__name__)
@@ -52,7 +54,7 @@ def build_application(
     sole_poller: bool = False,
     ledger: CallLedger | None = None,
     instance: str = "local",
-) -> Application[Any, Any, Any, Any, Any, Any]:
+) -> CuckooApp:
     """The bot's PTB application. ``sole_poller``: this process polls, and only one process
     can poll a token, so at start it takes over every unfinished delivery, whoever held it.
     ``ledger``: several instances share Telegram's limits through the database (PostgreSQL);
@@ -76,6 +78,7 @@ def build_application(
         # Updates are handled side by side (each press is its own transaction on a locked game
         # row), a few per chat at most, so no chat's flood or rate limit holds back the others.
         .concurrent_updates(FairUpdates(metrics, 32))
+        .context_types(CONTEXT_TYPES)
         .build()
     )
     renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
@@ -116,11 +119,11 @@ def build_application(
         if ledger is not None:  # alive, and this instance's share of the overall rate
             limiter.share(await ledger.alive(instance, deps.clock.now(), ALIVE_WITHIN))
 
-    services = handlers.Services(
+    services = Services(
         deps=deps,
         renderer=renderer,
         courier=courier,
-        replies=Replies(application.bot, budget, courier.saw, courier.pacer),
+        replies=AnswerQueue(application.bot, budget, courier.saw, courier.pacer),
         timers=Timers(
             application.job_queue,
             expire,
@@ -130,10 +133,10 @@ def build_application(
             renew_every=outbox.RENEW_EVERY.total_seconds(),
         ),
     )
-    application.bot_data["services"] = services
+    application.bot_data.services = services
     handlers.install(application)
 
-    async def post_init(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    async def post_init(application: CuckooApp) -> None:
         """At start: learn our username, register commands, re-arm every deadline, take back
         the deliveries a previous life of this instance left, and send them."""
         services.bot_username = application.bot.username or ""  # learnt by getMe

@@ -145,7 +145,7 @@ class Serving:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budget
 
-        async def step(what: str, work: Awaitable[Any], share: float) -> None:
+        async def stage(what: str, work: Awaitable[Any], share: float) -> None:
             left = min(share, deadline - loop.time())
             try:
                 await asyncio.wait_for(work, max(left, 0.01))
@@ -159,15 +159,15 @@ class Serving:
             self.web.stop_taking()
         if self.poller is not None:
             self.poller.stop()
-            await step("finishing the updates in hand", self._end_polling(), 3.0)
+            await stage("finishing the updates in hand", self._end_polling(), 3.0)
         if self.web is not None:
-            await step("finishing the updates in hand", self.web.finish(3.0), 3.0)
+            await stage("finishing the updates in hand", self.web.finish(3.0), 3.0)
         if self.drain is not None:
-            await step("finishing deliveries", self.drain(2.5), 3.0)
+            await stage("finishing deliveries", self.drain(2.5), 3.0)
         if app.running:
-            await step("stopping the bot", app.stop(), 1.5)
-        await step("closing the bot", app.shutdown(), 1.0)
+            await stage("stopping the bot", app.stop(), 1.5)
+        await stage("closing the bot", app.shutdown(), 1.0)
         if app.post_shutdown is not None:
-            await step("closing the database", app.post_shutdown(app), 1.0)
+            await stage("closing the database", app.post_shutdown(app), 1.0)
         if self.web is not None:
-            await step("closing the HTTP server", self.web.stop(), 1.0)
+            await stage("closing the HTTP server", self.web.stop(), 1.0)

@@ -44,7 +44,7 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
 from cuckoo_bot.config import Settings
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from fakebotapi import FakeBotApi
 from fakebotapi.text import utf16_len
 from tests.support.demo import running_bot
@@ -300,10 +300,10 @@ def _move_rounds(markup: Any) -> set[int]:
             if data is None:
                 continue
             try:
-                key = cb.decode(data)
-            except cb.BadCallback:
+                key = keydata.decode(data)
+            except keydata.BadKeyData:
                 continue
-            if key.kind in cb.MOVES:
+            if key.kind in keydata.MOVES:
                 rounds.add(key.round)
     return rounds
 
@@ -453,7 +453,7 @@ class HandWrittenChat:
         return self.tr.t("en", "private_head", chat="Club", round=round_no)
 
     async def prompt(self, round_no: int) -> int:
-        data = cb.Callback(cb.KEEP, game=1, round=round_no, turn=round_no).encode()
+        data = keydata.KeyData(keydata.KEEP, game=1, round=round_no, turn=round_no).encode()
         keys = {"inline_keyboard": [[{"text": "✋ Keep", "callback_data": data}]]}
         card = self.tr.t("en", "prompt_card", card="4♠")
         return await self.call(

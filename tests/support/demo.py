@@ -44,7 +44,7 @@ def call_summary(fake: FakeBotApi) -> str:
 async def polling(app: Any) -> AsyncIterator[Any]:
     """A built PTB application, started and polling in this event loop until exit (then
     stopped as ``cuckoo-bot run`` stops: deliveries finish before the HTTP client closes)."""
-    serving = Serving(app, poll_timeout=1, drain=app.bot_data["services"].drain)
+    serving = Serving(app, poll_timeout=1, drain=app.bot_data.services.drain)
     if not await serving.start(asyncio.Event()):
         raise RuntimeError("the bot did not start")
     try:

@@ -8,12 +8,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from fakebotapi import FakeBotApi, StoredMessage
 
 CARD = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
-MOVE_KINDS = tuple(cb.MOVES)
+MOVE_KINDS = tuple(keydata.MOVES)
 
 
 def rank_of(label: str) -> int:

@@ -36,7 +36,7 @@ from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
-from cuckoo_bot.transport.delivery.lanes import Context, Lane, LaneResult, Tools
+from cuckoo_bot.transport.delivery.lanes import Known, Lane, LaneResult, Tools
 from cuckoo_bot.transport.delivery.private import PrivateLane
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
@@ -216,14 +216,14 @@ class Courier:
         self._in_flight |= ids
         started: list[LaneResult] = []  # every lane's result so far, even one cut short
         try:
-            context = Context(batch)
+            known = Known(batch)
             by_chat: dict[int, list[Notice]] = {}
             for notice in notices:
                 by_chat.setdefault(notice.chat_id, []).append(notice)
             try:
                 results = await asyncio.gather(
                     *(
-                        self._lane(chat, items, context, from_store, claimed, started)
+                        self._lane(chat, items, known, from_store, claimed, started)
                         for chat, items in by_chat.items()
                     )
                 )
@@ -252,7 +252,7 @@ class Courier:
         self,
         chat_id: int,
         notices: list[Notice],
-        context: Context,
+        known: Known,
         from_store: bool,
         claimed: set[int],
         started: list[LaneResult],
@@ -278,16 +278,16 @@ class Courier:
                     taken = {n.id for n in batch.notices} - mine
                     self._in_flight |= taken
                     claimed |= taken
-                    notices, context = batch.notices, Context(batch)
+                    notices, known = batch.notices, Known(batch)
                 self._waiting.discard(chat_id)
                 for sent in self._recent.get(chat_id, {}).values():
-                    context.remember(sent)
+                    known.remember(sent)
                 if chat_id > 0:
                     seen = self._seen.get(chat_id, 0)
-                    context.newest[chat_id] = max(context.newest.get(chat_id, 0), seen)
-                    lane = PrivateLane(self.tools, chat_id, context)
+                    known.newest[chat_id] = max(known.newest.get(chat_id, 0), seen)
+                    lane = PrivateLane(self.tools, chat_id, known)
                 else:
-                    lane = GroupLane(self.tools, chat_id, context)
+                    lane = GroupLane(self.tools, chat_id, known)
                 started.append(lane.result)
                 result = await lane.run(notices)
                 if result.waiting:

@@ -33,7 +33,7 @@ MAX_FOLDED = 3  # finished rounds shown under one table message (Telegram's 4,09
 
 
 @dataclass
-class Step:
+class Planned:
     """One group call (or none, for a notice already shown as it is)."""
 
     notice: Notice
@@ -44,7 +44,7 @@ class GroupLane(Lane):
     """A group chat: the lobby, one table per round, asks for unreachable players, the end."""
 
     def language(self, notice: Notice) -> str:
-        game = self.context.game(notice)
+        game = self.known.game(notice)
         return group_language(game.chat if game else None, game)
 
     async def run(self, notices: list[Notice]) -> LaneResult:
@@ -73,7 +73,7 @@ class GroupLane(Lane):
             self.result.waiting = True
         return self.result
 
-    def plan(self, notices: list[Notice]) -> list[Step]:
+    def plan(self, notices: list[Notice]) -> list[Planned]:
         """Coalesce: the newest view of each lobby and round table; stale asks dropped; rounds
         that ended before their table was posted folded into the next table."""
         newest: dict[tuple[Any, ...], Notice] = {}
@@ -81,24 +81,24 @@ class GroupLane(Lane):
             key = self._key(notice)
             if key is not None:
                 newest[key] = notice
-        steps: list[Step] = []
+        steps: list[Planned] = []
         for notice in notices:
             key = self._key(notice)
             if key is not None and newest[key] is not notice:
                 self.skip(notice, "superseded")
                 continue
-            game = self.context.game(notice)
+            game = self.known.game(notice)
             if notice.kind is NoticeKind.TURN and not self._current(notice, game):
                 self.skip(notice, "turn over")
                 continue
             if notice.kind is NoticeKind.TABLE and self._outdated(notice):
                 self.skip(notice, "superseded")
                 continue
-            steps.append(Step(notice))
+            steps.append(Planned(notice))
         # A finished round that never had its table posted is shown under the table of an
         # earlier finished round (a message never edited again), a few rounds per message.
-        carriers: dict[int | None, Step] = {}
-        kept: list[Step] = []
+        carriers: dict[int | None, Planned] = {}
+        kept: list[Planned] = []
         for step in steps:
             view = step.notice.payload
             if not isinstance(view, TableView):
@@ -144,7 +144,7 @@ class GroupLane(Lane):
         """A table view older than one already shown (read back after a restart): a newer view
         of the same round, or the middle of a round whose next round is shown. The final view
         of a round is never dropped for a later round's: its reveal must be seen."""
-        shown = self.context.newest_table.get((self.chat_id, notice.game_id or 0))
+        shown = self.known.newest_table.get((self.chat_id, notice.game_id or 0))
         if shown is None or shown.notice.id < notice.id:
             return False
         view = notice.payload
@@ -152,26 +152,26 @@ class GroupLane(Lane):
         return shown.notice.round == notice.round or not view.final
 
     def _table_message(self, notice: Notice) -> SentMessage | None:
-        shown = self.context.newest_table.get((self.chat_id, notice.game_id or 0))
+        shown = self.known.newest_table.get((self.chat_id, notice.game_id or 0))
         return shown if shown is not None and shown.notice.round == notice.round else None
 
     async def retract_old_turns(self, notices: list[Notice]) -> None:
         """A turn asked in the group is deleted once it is over."""
         for game_id in {n.game_id for n in notices if n.game_id is not None}:
-            game = self.context.games.get(game_id)
-            for old in list(self.context.live.get((self.chat_id, game_id), [])):
+            game = self.known.games.get(game_id)
+            for old in list(self.known.live.get((self.chat_id, game_id), [])):
                 if old.notice.kind is NoticeKind.TURN and not self._current(old.notice, game):
                     if not await self.tools.budget.take(self.chat_id):
                         return
                     await self.tools.calls.remove(self.chat_id, old.message_id)
                     self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
                     gone = SentMessage(old.notice, old.message_id, False, 0)
-                    self.context.remember(gone)
+                    self.known.remember(gone)
                     self.result.shown.append(gone)
 
     async def expire_keys(self, notice: Notice) -> bool:
         """The game's "Play again" key is too old: it comes off the summary (one call)."""
-        shown = self.context.live_of(notice, NoticeKind.GAME_OVER)
+        shown = self.known.live_of(notice, NoticeKind.GAME_OVER)
         if not shown:
             self.skip(notice, "no key left to take off")
             return True
@@ -185,16 +185,16 @@ class GroupLane(Lane):
             self.skip(notice, f"keys left: {exc}")
         return True
 
-    async def perform(self, step: Step) -> bool | None:
+    async def perform(self, step: Planned) -> bool | None:
         """Show one step; False when the group's budget allows no call now, None when the step
         can wait (it is shown, coalesced, by a later run)."""
         notice = step.notice
         if isinstance(notice.payload, GameOverView) and notice.payload.expired:
             return await self.expire_keys(notice)
-        game = self.context.game(notice)
+        game = self.known.game(notice)
         render = self.tools.renderer
         lang = self.language(notice)
-        players = self.context.players
+        players = self.known.players
         if notice.kind is NoticeKind.TABLE:
             assert game is not None
             rendered = render.table(notice, step.folded, game, players, lang)
@@ -214,7 +214,7 @@ class GroupLane(Lane):
         elif notice.kind is NoticeKind.LOBBY:
             assert game is not None
             rendered = render.lobby(notice, game, players, lang)
-            lobby = self.context.newest_lobby.get((self.chat_id, notice.game_id or 0))
+            lobby = self.known.newest_lobby.get((self.chat_id, notice.game_id or 0))
             target = lobby if lobby is not None and lobby.notice.chat_id == self.chat_id else None
         else:
             rendered = render.group_notice(notice, game, players, lang)

@@ -1,6 +1,6 @@
 """What a delivery lane works with and records: its tools (``Tools``: the Bot API calls, the
 renderer, Telegram's limits and what this process remembers of earlier lives' notices), the
-chats' messages (``Context``), what became of each notice (``LaneResult``, which the courier
+chats' messages (``Known``), what became of each notice (``LaneResult``, which the courier
 hands to the app as a report), and the steps every lane shares (``Lane``)."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class Tools:
         self._doubted.discard(chat_id)
 
 
-class Context:
+class Known:
     """What a batch knows of the chats: games, players, and the messages already there."""
 
     def __init__(self, batch: Batch) -> None:
@@ -156,10 +156,10 @@ def keys_live(keyboard: InlineKeyboardMarkup | None) -> bool:
 
 
 class Lane:
-    def __init__(self, tools: Tools, chat_id: int, context: Context) -> None:
+    def __init__(self, tools: Tools, chat_id: int, known: Known) -> None:
         self.tools = tools
         self.chat_id = chat_id
-        self.context = context
+        self.known = known
         self.result = LaneResult()
         self.finished: set[int] = set()  # notices this lane has recorded an outcome for
 
@@ -170,13 +170,13 @@ class Lane:
         self.result.delivered.append(Delivered(notice.id, message_id, live))
         if message_id is not None:
             # Older rows that showed this message no longer describe it.
-            for old in self.context.live.get((self.chat_id, notice.game_id or 0), []):
+            for old in self.known.live.get((self.chat_id, notice.game_id or 0), []):
                 if old.message_id == message_id and old.notice.id != notice.id:
                     self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
             sent = SentMessage(
-                notice, message_id, live, max(self.context.newest.get(self.chat_id, 0), message_id)
+                notice, message_id, live, max(self.known.newest.get(self.chat_id, 0), message_id)
             )
-            self.context.remember(sent)
+            self.known.remember(sent)
             self.result.shown.append(sent)
 
     def skip(self, notice: Notice, why: str) -> None:

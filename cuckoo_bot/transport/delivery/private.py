@@ -36,14 +36,14 @@ class PrivateLane(Lane):
     """One player's private chat: deals, prompts and the end of the game, in order."""
 
     def language(self, notice: Notice) -> str:
-        reader = self.context.players.get(self.chat_id)
-        game = self.context.game(notice)
+        reader = self.known.players.get(self.chat_id)
+        game = self.known.game(notice)
         chosen = reader.language if reader else None
         return chosen or group_language(game.chat if game else None, game)
 
     async def run(self, notices: list[Notice]) -> LaneResult:
         for index, notice in enumerate(notices):
-            game = self.context.game(notice)
+            game = self.known.game(notice)
             try:
                 if game is None:
                     self.skip(notice, "no game")
@@ -77,12 +77,12 @@ class PrivateLane(Lane):
         return self.result
 
     def _live_prompts(self, notice: Notice) -> list[SentMessage]:
-        return self.context.live_of(notice, NoticeKind.PROMPT)
+        return self.known.live_of(notice, NoticeKind.PROMPT)
 
     def _played_in(self, notice: Notice, round_no: int | None) -> SentMessage | None:
         """The player's answered prompt of round ``round_no`` (keys gone, still showing the
         answer): what the next deal, or the end, edits."""
-        played = self.context.newest_played.get((self.chat_id, notice.game_id or 0))
+        played = self.known.newest_played.get((self.chat_id, notice.game_id or 0))
         if played is None or round_no is None or played.notice.round != round_no:
             return None
         return played
@@ -103,9 +103,7 @@ class PrivateLane(Lane):
         if not pressed:
             self.skip(notice, "no prompt to answer on")
             return
-        rendered = self.tools.renderer.played(
-            note, game, self.context.players, self.language(notice)
-        )
+        rendered = self.tools.renderer.played(note, game, self.known.players, self.language(notice))
         if await self.tools.calls.edit(self.chat_id, pressed[-1].message_id, rendered):
             self.done(notice, pressed[-1].message_id, None)
         else:
@@ -156,7 +154,7 @@ class PrivateLane(Lane):
         deps, chat = self.tools.deps, self.chat_id
         ids = await outbox.unaccounted(deps, chat, notice.id, below=below, span=4 * GAP)
         known = {d.message_id for d in self.result.delivered if d.message_id}
-        known |= {s.message_id for s in self.context.live.get((chat, notice.game_id or 0), [])}
+        known |= {s.message_id for s in self.known.live.get((chat, notice.game_id or 0), [])}
         for message_id in [m for m in ids if m not in known][:GAP]:
             try:
                 await self.tools.calls.remove_keys(chat, message_id)
@@ -185,7 +183,7 @@ class PrivateLane(Lane):
             await self.tools.calls.remove_keys(self.chat_id, old.message_id)
         self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
         cleared = SentMessage(old.notice, old.message_id, False, old.newest)
-        self.context.remember(cleared)
+        self.known.remember(cleared)
         self.result.shown.append(cleared)
 
     def _keep_recall(self, target: SentMessage, rendered: Rendered, lang: str) -> Rendered:
@@ -243,11 +241,11 @@ class PrivateLane(Lane):
         last = max(
             [*prompts, *([played] if played else [])], key=lambda p: p.message_id, default=None
         )
-        newest = self.context.newest.get(self.chat_id, 0)
+        newest = self.known.newest.get(self.chat_id, 0)
         # (In a doubted chat a message the store never knew may be at the bottom: no edit.)
         if last and last.message_id == newest and not self.tools.doubted(self.chat_id):
             # The last prompt is what the player sees: it becomes the new deal, keys gone.
-            rendered = render.deal(note, game, self.context.players, lang, with_result=True)
+            rendered = render.deal(note, game, self.known.players, lang, with_result=True)
             rendered = self._keep_recall(last, rendered, lang)
             if await self.tools.calls.edit(self.chat_id, last.message_id, rendered):
                 self.done(notice, last.message_id, None)
@@ -259,7 +257,7 @@ class PrivateLane(Lane):
             prompts.append(played)  # the round's result goes on the answered prompt
         await self._tell_result(prompts, note.prev, game, lang, notice)
         await self._send(
-            notice, render.deal(note, game, self.context.players, lang, with_result=False)
+            notice, render.deal(note, game, self.known.players, lang, with_result=False)
         )
 
     async def prompt(self, notice: Notice, game: Game) -> None:
@@ -272,13 +270,13 @@ class PrivateLane(Lane):
             return
         lang = self.language(notice)
         render = self.tools.renderer
-        rendered = render.prompt(note, game, self.context.players, lang)
+        rendered = render.prompt(note, game, self.known.players, lang)
         prompts = [
             p
             for p in self._live_prompts(notice)
             if isinstance(p.notice.payload, PromptNote) and p.notice.payload.turn < note.turn
         ]
-        newest = self.context.newest.get(self.chat_id, 0)
+        newest = self.known.newest.get(self.chat_id, 0)
         # The dealer's second cut: they are looking at this prompt, so it asks again in place.
         again = note.again and prompts and prompts[-1].message_id == newest
         if again and await self.tools.calls.edit(self.chat_id, prompts[-1].message_id, rendered):
@@ -298,7 +296,7 @@ class PrivateLane(Lane):
 
     async def expire_keys(self, notice: Notice) -> None:
         """The Play again key under this player's end of the game is too old: it comes off."""
-        ended = self.context.live_of(notice, NoticeKind.CLOSE)
+        ended = self.known.live_of(notice, NoticeKind.CLOSE)
         if not ended:
             self.skip(notice, "no key left to take off")
             return
@@ -314,7 +312,7 @@ class PrivateLane(Lane):
         # (In a doubted chat a message the store never knew may be at the bottom: no result.)
         prev = None if self.tools.doubted(self.chat_id) else note.prev
         await self._tell_result(prompts, prev, game, lang, notice)
-        rendered = self.tools.renderer.final(note, game, self.context.players, lang, self.chat_id)
+        rendered = self.tools.renderer.final(note, game, self.known.players, lang, self.chat_id)
         await self._send(notice, rendered)
 
     async def close(self, notice: Notice, game: Game) -> None:
@@ -335,7 +333,7 @@ class PrivateLane(Lane):
             await self.final(notice, note, game, prompts, lang)
             return
         rendered = self.tools.renderer.close(
-            note, game, self.context.players, lang, reader=self.chat_id
+            note, game, self.known.players, lang, reader=self.chat_id
         )
         if not prompts:
             # Not asked this round yet (the game ended mid-round): the last word this player

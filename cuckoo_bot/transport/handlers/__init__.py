@@ -5,18 +5,14 @@ the use case queued is delivered after the commit. This module registers them: t
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
 
 from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
-    Application,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
-    ContextTypes,
     MessageHandler,
     filters,
 )
@@ -24,20 +20,20 @@ from telegram.ext import (
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
-from cuckoo_bot.transport import callbacks as cb
-from cuckoo_bot.transport import logfields
+from cuckoo_bot.transport import keydata, logfields
+from cuckoo_bot.transport.context import CuckooApp, CuckooContext
 from cuckoo_bot.transport.handlers import info, league, lobby, membership, play, settings
 from cuckoo_bot.transport.handlers.common import (
+    Handler,
     KeyHandler,
     Press,
-    Services,
     after,
     language_of,
     player_of,
     players_named,
     say,
-    services,
 )
+from cuckoo_bot.transport.services import Services
 
 __all__ = ["COMMANDS", "KEYS", "Command", "Services", "install"]
 
@@ -49,7 +45,7 @@ GROUP, PRIVATE = "group", "private"
 @dataclass(frozen=True)
 class Command:
     name: str
-    handler: Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
+    handler: Handler
     menus: tuple[str, ...]  # the command menus it is listed in (its description: cmd_<name>)
 
     @property
@@ -77,33 +73,33 @@ COMMANDS = (
 
 # Every key, by its kind (``callbacks.py``).
 KEYS: dict[str, KeyHandler] = {
-    **{kind: play.move_key for kind in cb.MOVES},
-    cb.MY_CARD: play.my_card_key,
-    cb.JOIN: lobby.join_key,
-    cb.AGAIN: lobby.again_key,
-    cb.LEAVE: lobby.leave_key,
-    cb.COMPUTER: lobby.computer_key,
-    cb.START: lobby.start_key,
-    cb.CANCEL: lobby.cancel_key,
-    cb.SETTING: settings.setting_key,
-    cb.LANGUAGE: settings.language_key,
+    **{kind: play.move_key for kind in keydata.MOVES},
+    keydata.MY_CARD: play.my_card_key,
+    keydata.JOIN: lobby.join_key,
+    keydata.AGAIN: lobby.again_key,
+    keydata.LEAVE: lobby.leave_key,
+    keydata.COMPUTER: lobby.computer_key,
+    keydata.START: lobby.start_key,
+    keydata.CANCEL: lobby.cancel_key,
+    keydata.SETTING: settings.setting_key,
+    keydata.LANGUAGE: settings.language_key,
 }
 
 
-async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def on_button(update: Update, context: CuckooContext) -> None:
+    s = context.services
     query = update.callback_query
     if query is None:
         return
     lang = await language_of(s, update)
     try:
-        data = cb.decode(query.data)
-    except cb.BadCallback:
+        data = keydata.decode(query.data)
+    except keydata.BadKeyData:
         await query.answer(s.renderer.popup(lang, Reply(ReplyCode.UNKNOWN_BUTTON)))
         return
     chat = update.effective_chat
     logfields.bind(chat_id=chat.id if chat else None, game_id=data.game or None)
-    press = Press(update, context, s, lang, player_of(query.from_user), data)
+    press = Press(update, context, s, lang, player_of(query.from_user), data, query)
     handler = KEYS.get(data.kind)
     outcome = await handler(press) if handler else Outcome(reply=Reply(ReplyCode.UNKNOWN_BUTTON))
     if outcome is None:
@@ -117,7 +113,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await after(s, outcome)
 
 
-async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_error(update: object, context: CuckooContext) -> None:
     """Nothing goes unanswered: whoever pressed or typed hears to try again in a moment (the
     move was not made: its transaction never committed). The next update starts afresh."""
     if isinstance(context.error, ConcurrentUpdate):
@@ -128,7 +124,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("error while handling an update", exc_info=context.error)
     if not isinstance(update, Update):
         return
-    s = services(context)
+    s = context.services
     chat = update.effective_chat
     lang = DEFAULT_LANGUAGE
     try:
@@ -145,7 +141,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.info("could not answer after an error: %s", exc)
 
 
-def install(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+def install(application: CuckooApp) -> None:
     """Register every handler. Commands work with ``@botname`` too (PTB matches it)."""
     for command in COMMANDS:
         # Edited messages are not commands again: an edited old /leave must not resign twice.

@@ -4,57 +4,25 @@ language to answer in, and the few Bot API questions a handler asks (admin, memb
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
 
+from telegram import CallbackQuery, ChatMember, InlineKeyboardMarkup, Update, User
 from telegram import Chat as TgChat
-from telegram import ChatMember, InlineKeyboardMarkup, Update, User
 from telegram.constants import ChatType
 from telegram.error import Forbidden, TelegramError
-from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, queries
-from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply
-from cuckoo_bot.transport.delivery import Courier
-from cuckoo_bot.transport.render import Renderer
-from cuckoo_bot.transport.replies import Answer, Replies
-from cuckoo_bot.transport.timers import Timers
+from cuckoo_bot.transport.answers import Answer
+from cuckoo_bot.transport.context import CuckooContext
+from cuckoo_bot.transport.keydata import KeyData
+from cuckoo_bot.transport.services import Services
 
 log = logging.getLogger(__name__)
 
 GROUP_TYPES = (ChatType.GROUP, ChatType.SUPERGROUP)
-Context = ContextTypes.DEFAULT_TYPE
-
-
-@dataclass
-class Services:
-    """What the handlers share; built once by the composition root."""
-
-    deps: Deps
-    renderer: Renderer
-    courier: Courier
-    replies: Replies
-    timers: Timers
-    bot_username: str = ""
-
-    async def drain(self, within: float | None = None) -> None:
-        """At shutdown: deliveries under way get ``within`` seconds; waiting answers go; what
-        is left undelivered is handed back for the next instance."""
-        await self.replies.close()
-        await self.courier.drain(within)
-        await self.courier.hand_back()
-
-    def deep_link(self, payload: str) -> str:
-        return f"https://t.me/{self.bot_username}?start={payload}"
-
-
-def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
-    found = context.bot_data["services"]
-    assert isinstance(found, Services)
-    return found
 
 
 def chat_of(chat: TgChat) -> Chat:
@@ -113,7 +81,7 @@ async def players_named(s: Services, reply: Reply) -> dict[int, Player]:
     return await queries.players(s.deps, [pid])
 
 
-async def is_member(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+async def is_member(context: CuckooContext, chat_id: int, user_id: int) -> bool:
     try:
         member = await context.bot.get_chat_member(chat_id, user_id)
     except TelegramError:
@@ -122,7 +90,7 @@ async def is_member(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: i
 
 
 async def is_admin(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int, update: Update | None = None
+    context: CuckooContext, chat_id: int, user_id: int, update: Update | None = None
 ) -> bool:
     message = update.effective_message if update is not None else None
     if (
@@ -138,9 +106,7 @@ async def is_admin(
     return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
 
 
-async def reachable(
-    context: ContextTypes.DEFAULT_TYPE, s: Services, user: Player, lang: str
-) -> bool:
+async def reachable(context: CuckooContext, s: Services, user: Player, lang: str) -> bool:
     """Can the bot write to ``user`` privately? Known yes, or a greeting gets through."""
     if await chats.reachable(s.deps, user.id):
         return True
@@ -153,11 +119,17 @@ async def reachable(
     return True
 
 
-def group_command(func: Any) -> Any:
+# A command's handler as PTB calls it, and one that runs in groups only (``group_command``),
+# which also gets the services and the group's language.
+Handler = Callable[[Update, CuckooContext], Coroutine[object, object, None]]
+GroupHandler = Callable[[Update, CuckooContext, Services, str], Coroutine[object, object, None]]
+
+
+def group_command(func: GroupHandler) -> Handler:
     """Run in groups; in a private chat, say where the command works instead of staying silent."""
 
-    async def wrapper(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        s = services(context)
+    async def wrapper(update: Update, context: CuckooContext) -> None:
+        s = context.services
         chat = update.effective_chat
         if chat is None or update.effective_user is None:
             return
@@ -167,7 +139,7 @@ def group_command(func: Any) -> Any:
             return
         await func(update, context, s, lang)
 
-    wrapper.__name__ = func.__name__
+    wrapper.__name__ = getattr(func, "__name__", "group_command")
     return wrapper
 
 
@@ -176,20 +148,17 @@ class Press:
     """A key pressed: who, on which message, with what data; ``lang`` is the answer's."""
 
     update: Update
-    context: Context
-    s: Services
+    context: CuckooContext
+    services: Services
     lang: str
     user: Player
-    data: Any  # callbacks.Callback
-
-    @property
-    def query(self) -> Any:
-        return self.update.callback_query
+    data: KeyData
+    query: CallbackQuery
 
     @property
     def chat_id(self) -> int:
         """The chat the key was pressed in (0: an inline message, no chat)."""
-        message = self.query.message if self.query is not None else None
+        message = self.query.message
         return message.chat.id if message is not None else 0
 
 

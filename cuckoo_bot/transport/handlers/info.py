@@ -3,29 +3,28 @@
 from __future__ import annotations
 
 from telegram import Update
-from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats
 from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
     chat_of,
     language_of,
     say,
-    services,
 )
 
 
-async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def cmd_help(update: Update, context: CuckooContext) -> None:
+    s = context.services
     lang = await language_of(s, update)
     chat = update.effective_chat
     key = "help_group" if chat is not None and chat.type in GROUP_TYPES else "help_private"
     await say(s, update, s.renderer.tr.t(lang, key))
 
 
-async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def cmd_rules(update: Update, context: CuckooContext) -> None:
+    s = context.services
     lang = await language_of(s, update)
     chat = update.effective_chat
     if chat is not None and chat.type in GROUP_TYPES:

@@ -5,28 +5,25 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 from telegram.error import Forbidden
-from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.model import Player, whole_number
 from cuckoo_bot.app.queries import Story
 from cuckoo_bot.app.results import Reply, ReplyCode
+from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
-    Services,
     group_command,
     language_of,
     player_of,
     say,
-    services,
 )
 from cuckoo_bot.transport.render import shown
 from cuckoo_bot.transport.render.story import collapsed
+from cuckoo_bot.transport.services import Services
 
 
 @group_command
-async def cmd_leaderboard(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_leaderboard(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat
     chat = update.effective_chat
     args = context.args or []
@@ -45,9 +42,7 @@ async def cmd_leaderboard(
 
 
 @group_command
-async def cmd_history(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_history(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     """``/history``: the group's last games; ``/history N``: game N round by round, folded
     into one message in the group when it fits, else in the asker's private chat (the group
     gets one line, or a key to ask for it privately): a long story never spends the group's
@@ -97,8 +92,8 @@ async def tell_story(s: Services, user: Player, story: Story) -> bool:
     return True
 
 
-async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def cmd_stats(update: Update, context: CuckooContext) -> None:
+    s = context.services
     lang = await language_of(s, update)
     user, chat = update.effective_user, update.effective_chat
     if user is None:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
-from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats, lobby, queries
 from cuckoo_bot.app.model import Player
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
+from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     Press,
-    Services,
     after,
     chat_of,
     group_command,
@@ -23,16 +22,14 @@ from cuckoo_bot.transport.handlers.common import (
     reachable,
     reply,
     say,
-    services,
     thread_of,
 )
 from cuckoo_bot.transport.handlers.league import show_stats, tell_story
+from cuckoo_bot.transport.services import Services
 
 
 @group_command
-async def cmd_newgame(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_newgame(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat and update.effective_user
     user = player_of(update.effective_user)
     outcome = await lobby.open_lobby(
@@ -42,9 +39,7 @@ async def cmd_newgame(
 
 
 @group_command
-async def cmd_join(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_join(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat and update.effective_user
     game_id = await queries.open_game_id(s.deps, update.effective_chat.id)
     if game_id is None:
@@ -65,9 +60,7 @@ async def cmd_join(
 
 
 @group_command
-async def cmd_leave(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_leave(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat and update.effective_user
     outcome = await lobby.leave(
         s.deps, update.effective_chat.id, player_of(update.effective_user), update.update_id
@@ -76,9 +69,7 @@ async def cmd_leave(
 
 
 @group_command
-async def cmd_startgame(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_startgame(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat and update.effective_user
     chat_id, user = update.effective_chat.id, player_of(update.effective_user)
     admin = await is_admin(context, chat_id, user.id, update)
@@ -86,9 +77,7 @@ async def cmd_startgame(
 
 
 @group_command
-async def cmd_cancel(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_cancel(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat and update.effective_user
     chat_id, user = update.effective_chat.id, player_of(update.effective_user)
     admin = await is_admin(context, chat_id, user.id, update)
@@ -100,8 +89,8 @@ async def cmd_cancel(
     )
 
 
-async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def cmd_start(update: Update, context: CuckooContext) -> None:
+    s = context.services
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return
@@ -137,7 +126,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def story_link(
     update: Update,
-    context: ContextTypes.DEFAULT_TYPE,
+    context: CuckooContext,
     s: Services,
     player: Player,
     game_id: int,
@@ -159,7 +148,7 @@ async def story_link(
 
 
 async def join_key(press: Press) -> Outcome | None:
-    s, user = press.s, press.user
+    s, user = press.services, press.user
     if not await reachable(press.context, s, user, press.lang):
         await chats.set_reachable(s.deps, user, False)
         await press.query.answer(
@@ -173,7 +162,7 @@ async def join_key(press: Press) -> Outcome | None:
 
 
 async def again_key(press: Press) -> Outcome | None:
-    s, user = press.s, press.user
+    s, user = press.services, press.user
     able = await reachable(press.context, s, user, press.lang)
     outcome = await lobby.play_again(
         s.deps, press.data.game, press.chat_id, user, able, press.update.update_id
@@ -190,7 +179,7 @@ async def again_key(press: Press) -> Outcome | None:
 
 
 async def leave_key(press: Press) -> Outcome | None:
-    return await lobby.leave(press.s.deps, press.chat_id, press.user, press.update.update_id)
+    return await lobby.leave(press.services.deps, press.chat_id, press.user, press.update.update_id)
 
 
 async def computer_key(press: Press) -> Outcome | None:
@@ -198,17 +187,24 @@ async def computer_key(press: Press) -> Outcome | None:
     # whose game is not that chat's.
     admin = await is_admin(press.context, press.chat_id, press.user.id)
     return await lobby.add_computer(
-        press.s.deps, press.data.game, press.chat_id, press.user, admin, press.update.update_id
+        press.services.deps,
+        press.data.game,
+        press.chat_id,
+        press.user,
+        admin,
+        press.update.update_id,
     )
 
 
 async def start_key(press: Press) -> Outcome | None:
     admin = await is_admin(press.context, press.chat_id, press.user.id)
-    return await lobby.start(press.s.deps, press.chat_id, press.user, admin, press.update.update_id)
+    return await lobby.start(
+        press.services.deps, press.chat_id, press.user, admin, press.update.update_id
+    )
 
 
 async def cancel_key(press: Press) -> Outcome | None:
     admin = await is_admin(press.context, press.chat_id, press.user.id)
     return await lobby.cancel(
-        press.s.deps, press.chat_id, press.user, admin, update_id=press.update.update_id
+        press.services.deps, press.chat_id, press.user, admin, update_id=press.update.update_id
     )

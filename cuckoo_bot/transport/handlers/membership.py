@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from telegram import ChatMember, ChatMemberUpdated, Update
-from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats
+from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
     after,
     chat_of,
-    services,
 )
 
 
-async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def on_my_membership(update: Update, context: CuckooContext) -> None:
+    s = context.services
     change: ChatMemberUpdated | None = update.my_chat_member
     if change is None or change.chat.type not in GROUP_TYPES:
         return
@@ -26,8 +25,8 @@ async def on_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         await chats.bot_added(s.deps, chat_of(change.chat))
 
 
-async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def on_migrate(update: Update, context: CuckooContext) -> None:
+    s = context.services
     message = update.effective_message
     if message is None:
         return

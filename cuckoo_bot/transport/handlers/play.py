@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from cuckoo_bot.app import play
 from cuckoo_bot.app.results import Outcome
-from cuckoo_bot.transport import callbacks as cb
-from cuckoo_bot.transport.handlers.common import Press
+from cuckoo_bot.transport import keydata
+from cuckoo_bot.transport.handlers.common import (
+    Press,
+)
 
 
 async def move_key(press: Press) -> Outcome | None:
     data = press.data
     outcome = await play.act(
-        press.s.deps,
+        press.services.deps,
         data.game,
         press.user.id,
-        cb.MOVES[data.kind],
+        keydata.MOVES[data.kind],
         data.turn,
         press.update.update_id,
         round_no=data.round,
@@ -25,13 +27,13 @@ async def move_key(press: Press) -> Outcome | None:
         # before it recorded the message), or on a turn long over, come off that message:
         # nothing else would ever clear them.
         stale = outcome.reply is not None and outcome.reply.code == "stale_turn"
-        orphan = outcome.batch is not None and not press.s.courier.knows(
+        orphan = outcome.batch is not None and not press.services.courier.knows(
             message.chat.id, message.message_id, outcome.batch
         )
         if stale or orphan:
-            press.s.courier.clear_keys_later(message.chat.id, message.message_id)
+            press.services.courier.clear_keys_later(message.chat.id, message.message_id)
     return outcome
 
 
 async def my_card_key(press: Press) -> Outcome | None:
-    return await play.show_card(press.s.deps, press.data.game, press.user.id)
+    return await play.show_card(press.services.deps, press.data.game, press.user.id)

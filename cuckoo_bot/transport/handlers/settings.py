@@ -6,30 +6,27 @@ import logging
 
 from telegram import Update
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes
 
 from cuckoo_bot.app import chats
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
+from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
     Press,
-    Services,
     chat_of,
     group_command,
     is_admin,
     language_of,
     player_of,
     say,
-    services,
 )
+from cuckoo_bot.transport.services import Services
 
 log = logging.getLogger(__name__)
 
 
 @group_command
-async def cmd_settings(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str
-) -> None:
+async def cmd_settings(update: Update, context: CuckooContext, s: Services, lang: str) -> None:
     assert update.effective_chat and update.effective_user
     if not await is_admin(context, update.effective_chat.id, update.effective_user.id, update):
         await say(s, update, s.renderer.reply(lang, Reply(ReplyCode.NOT_ADMIN)))
@@ -39,8 +36,8 @@ async def cmd_settings(
     await say(s, update, rendered.text, rendered.keyboard)
 
 
-async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    s = services(context)
+async def cmd_language(update: Update, context: CuckooContext) -> None:
+    s = context.services
     lang = await language_of(s, update)
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
@@ -63,7 +60,7 @@ async def cmd_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 async def setting(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, lang: str, arg: str
+    update: Update, context: CuckooContext, s: Services, lang: str, arg: str
 ) -> Outcome:
     query = update.callback_query
     chat = update.effective_chat
@@ -84,7 +81,7 @@ async def setting(
 
 
 async def language_button(
-    update: Update, context: ContextTypes.DEFAULT_TYPE, s: Services, code: str
+    update: Update, context: CuckooContext, s: Services, code: str
 ) -> Outcome:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
@@ -97,11 +94,11 @@ async def language_button(
 
 
 async def setting_key(press: Press) -> Outcome | None:
-    return await setting(press.update, press.context, press.s, press.lang, press.data.arg)
+    return await setting(press.update, press.context, press.services, press.lang, press.data.arg)
 
 
 async def language_key(press: Press) -> Outcome | None:
-    outcome = await language_button(press.update, press.context, press.s, press.data.arg)
+    outcome = await language_button(press.update, press.context, press.services, press.data.arg)
     if outcome.reply and outcome.reply.code == "language_set":
         press.lang = press.data.arg  # the answer comes in the language just chosen
     return outcome

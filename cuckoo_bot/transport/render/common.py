@@ -13,7 +13,7 @@ from telegram.constants import MessageLimit
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.names import Cast
 
 Players = Cast  # the people a text names, each shown readable and isolated
@@ -101,7 +101,7 @@ def move_row(
     return [
         (
             tr.t(lang, f"btn_{option}"),
-            cb.Callback(cb.MOVE_KEYS[option], game.id, round_no, turn).encode(),
+            keydata.KeyData(keydata.MOVE_KEYS[option], game.id, round_no, turn).encode(),
         )
         for option in options
     ]

@@ -14,7 +14,7 @@ from cuckoo_bot.domain.events import (
     SuddenDeathDrawn,
     SuddenDeathStarted,
 )
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import (
     Known,
     Part,
@@ -57,7 +57,7 @@ class GroupPart(Part):
             target = name_of(players, view.target)
             line = t(lang, "turn_prompt", mention=who, target=target, clock=clock)
         row = move_row(self.tr, lang, view.options, game, view.round, view.turn)
-        my_card = [(t(lang, "btn_my_card"), cb.Callback(cb.MY_CARD, game.id).encode())]
+        my_card = [(t(lang, "btn_my_card"), keydata.KeyData(keydata.MY_CARD, game.id).encode())]
         return Rendered(f"{line}\n<i>{t(lang, 'turn_private_hint')}</i>", keys([row, my_card]))
 
     def game_over(
@@ -80,7 +80,7 @@ class GroupPart(Part):
             lines += ["", t(lang, "summary_podium"), *self._podium(view, players, lang)]
         keyboard = None
         if game is not None:
-            data = cb.Callback(cb.AGAIN, game.id).encode()
+            data = keydata.KeyData(keydata.AGAIN, game.id).encode()
             keyboard = keys([[(t(lang, "btn_play_again"), data)]])
         return Rendered(fit("\n".join(lines)), keyboard)
 

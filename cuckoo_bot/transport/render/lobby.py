@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuckoo_bot.app.deps import LOBBY_TIMEOUT
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import LobbyView, Notice
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys, mention, name_of
 
 
@@ -45,14 +45,17 @@ class LobbyPart(Part):
             keyboard = keys(
                 [
                     [
-                        (t(lang, "btn_join"), cb.Callback(cb.JOIN, game.id).encode()),
-                        (t(lang, "btn_leave"), cb.Callback(cb.LEAVE, game.id).encode()),
+                        (t(lang, "btn_join"), keydata.KeyData(keydata.JOIN, game.id).encode()),
+                        (t(lang, "btn_leave"), keydata.KeyData(keydata.LEAVE, game.id).encode()),
                     ],
                     [
-                        (t(lang, "btn_start"), cb.Callback(cb.START, game.id).encode()),
-                        (t(lang, "btn_add_computer"), cb.Callback(cb.COMPUTER, game.id).encode()),
+                        (t(lang, "btn_start"), keydata.KeyData(keydata.START, game.id).encode()),
+                        (
+                            t(lang, "btn_add_computer"),
+                            keydata.KeyData(keydata.COMPUTER, game.id).encode(),
+                        ),
                     ],
-                    [(t(lang, "btn_cancel"), cb.Callback(cb.CANCEL, game.id).encode())],
+                    [(t(lang, "btn_cancel"), keydata.KeyData(keydata.CANCEL, game.id).encode())],
                 ]
             )
         elif view.status in (GameStatus.RUNNING, GameStatus.FINISHED):

@@ -18,7 +18,7 @@ from cuckoo_bot.app.notices import (
 )
 from cuckoo_bot.app.results import Reply, ReplyCode
 from cuckoo_bot.domain.state import Act
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import (
     Known,
     Players,
@@ -182,7 +182,7 @@ class PrivatePart(ReplyPart):
             sign = "+" if note.points >= 0 else "−"
             points = self.tr.count(lang, "count_points", abs(note.points), sign=sign)
             lines.append(f"{points} · {t(lang, 'podium_month', place=note.month_place)}")
-        data = cb.Callback(cb.AGAIN, game.id).encode()
+        data = keydata.KeyData(keydata.AGAIN, game.id).encode()
         again = keys([[(t(lang, "btn_play_again"), data)]])
         return Rendered("\n".join(lines), again, effect=CELEBRATION if won else None)
 

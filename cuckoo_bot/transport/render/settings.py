@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuckoo_bot.app.model import Chat
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import Part, Rendered, keys
 
 
@@ -91,7 +91,7 @@ class SettingsPart(Part):
             [(t(lang, "setting_turn_timeout", value=timeout), f"turn_timeout={next_timeout}")],
         ]
         rows_of_keys = [
-            [(label, cb.Callback(cb.SETTING, arg=arg).encode()) for label, arg in row]
+            [(label, keydata.KeyData(keydata.SETTING, arg=arg).encode()) for label, arg in row]
             for row in rows
         ]
         rows_of_keys.append(self._language_row())
@@ -100,7 +100,7 @@ class SettingsPart(Part):
 
     def _language_row(self) -> list[tuple[str, str]]:
         return [
-            (label, cb.Callback(cb.LANGUAGE, arg=code).encode())
+            (label, keydata.KeyData(keydata.LANGUAGE, arg=code).encode())
             for code, label in LANGUAGE_NAMES.items()
         ]
 

@@ -8,7 +8,7 @@ from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import Notice, Recap, TableView
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.state import Act, ActKind
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import (
     Known,
     Part,
@@ -46,7 +46,7 @@ class TablePart(Part):
             later.append("<blockquote expandable>" + "\n".join(block) + "</blockquote>")
         keyboard = None
         if not view.final:
-            data = cb.Callback(cb.MY_CARD, game.id).encode()
+            data = keydata.KeyData(keydata.MY_CARD, game.id).encode()
             keyboard = keys([[(self.tr.t(lang, "btn_my_card"), data)]])
         # Rounds shown together: the newest stay when all cannot fit.
         text = fit_middle(head, [*body, *later], [])

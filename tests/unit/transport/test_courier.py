@@ -24,7 +24,7 @@ from cuckoo_bot.app.outbox import MAX_TRIES
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
@@ -377,7 +377,7 @@ def _live_move_keys(fake: FakeBotApi, chat_id: int) -> list[int]:
     return [
         m.message_id
         for m in fake.messages(chat_id)
-        if any(d.split(":")[1] in cb.MOVES for d in m.callback_datas)
+        if any(d.split(":")[1] in keydata.MOVES for d in m.callback_datas)
     ]
 
 
@@ -435,7 +435,7 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_ove
         m.message_id
         for m in fake.messages(prompt.chat_id)
         if any(
-            d.split(":")[1] in cb.MOVES and int(d.split(":")[4]) == prompt.payload.turn
+            d.split(":")[1] in keydata.MOVES and int(d.split(":")[4]) == prompt.payload.turn
             for d in m.callback_datas
         )
     ]

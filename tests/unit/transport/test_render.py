@@ -30,7 +30,7 @@ from cuckoo_bot.app.queries import League, LeagueRow
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport import callbacks as cb
+from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render import Rendered, Renderer, card_label, fit
 from fakebotapi.html import parse_html
 from tests.hostile import seen
@@ -237,14 +237,14 @@ def test_a_league_table_of_twenty_long_names_is_aligned_and_fits(lang: str) -> N
 
 
 def test_callback_data_is_small_versioned_and_round_trips() -> None:
-    biggest = cb.Callback(cb.KEEP, game=2**31 - 1, round=10**6, turn=10**9)
+    biggest = keydata.KeyData(keydata.KEEP, game=2**31 - 1, round=10**6, turn=10**9)
     assert len(biggest.encode().encode()) <= 64
-    assert cb.decode(biggest.encode()) == biggest
+    assert keydata.decode(biggest.encode()) == biggest
     # Forged keys: ids the store cannot hold, negative or not numbers at all.
     forged = ("1:j:9223372036854775808", "1:k:2147483648:1:1", "1:k:-1:1:1", "1:m:1e3")
     for bad in ("", "0:k:1:1:1", "1:k:x:1:1", "1:zz:1", "1:k:1:1", *forged):
-        with pytest.raises(cb.BadCallback):
-            cb.decode(bad)
+        with pytest.raises(keydata.BadKeyData):
+            keydata.decode(bad)
 
 
 async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_limit() -> None:
@@ -333,7 +333,7 @@ async def test_the_end_of_the_game_shows_the_summary_and_a_play_again_key() -> N
         assert "📋" in text and "🏅" in text
         assert shown.keyboard is not None
         (key,) = [b for row in shown.keyboard.inline_keyboard for b in row]
-        assert key.callback_data == cb.Callback(cb.AGAIN, game.id).encode()
+        assert key.callback_data == keydata.KeyData(keydata.AGAIN, game.id).encode()
     english = plain(renderer.group_notice(over, game, batch.players, "en").text)
     assert "won" in english
     for change in over.payload.changes:  # type: ignore[union-attr]

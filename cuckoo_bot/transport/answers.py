@@ -48,7 +48,7 @@ def _merged(first: Answer, then: Answer) -> Answer | None:
     return Answer(first.chat_id, first.thread_id, text, first.keyboard or then.keyboard, parts)
 
 
-class Replies:
+class AnswerQueue:
     def __init__(
         self,
         bot: Bot,

@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from cuckoo_bot.transport.answers import Answer, AnswerQueue
 from cuckoo_bot.transport.pacing import ANSWERS_FIRST, GroupBudget
-from cuckoo_bot.transport.replies import Answer, Replies
 
 GROUP = -100
 
@@ -33,7 +33,7 @@ async def test_an_answer_waiting_for_the_budget_goes_before_the_games_updates() 
     now = [1000.0]
     budget = GroupBudget(2, clock=lambda: now[0])
     bot = FakeBot()
-    replies = Replies(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
+    replies = AnswerQueue(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
     assert await budget.take(GROUP) and await budget.take(GROUP)  # the game spent the minute
     await replies.say(Answer(GROUP, None, "the help"))
     assert bot.sent == []  # no call left: the answer waits in the group's queue
@@ -52,7 +52,7 @@ async def test_an_answer_waiting_for_the_budget_goes_before_the_games_updates() 
 async def test_a_private_answer_of_many_pages_comes_in_order() -> None:
     budget = GroupBudget(20, clock=lambda: 0.0)
     bot = FakeBot()
-    replies = Replies(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
+    replies = AnswerQueue(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
     await replies.say_privately(7, ["one", "two", "three"])
     assert bot.sent[0] == (7, "one")  # the first page before the handler goes on
     for _ in range(50):
@@ -66,7 +66,7 @@ async def test_a_private_answer_of_many_pages_comes_in_order() -> None:
 async def test_answers_past_the_queue_join_the_last_one_and_none_is_lost() -> None:
     budget = GroupBudget(1, clock=time.monotonic, period=0.2)  # one call per 0.2 s
     bot = FakeBot()
-    replies = Replies(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
+    replies = AnswerQueue(bot, budget, lambda chat, message: None)  # type: ignore[arg-type]
     assert await budget.take(GROUP)
     for word in ("one", "two", "three", "four", "five", "three"):
         await replies.say(Answer(GROUP, None, word))

@@ -1,4 +1,4 @@
-"""Callback data: small, versioned, naming the game (and the round and turn for moves).
+"""KeyData data: small, versioned, naming the game (and the round and turn for moves).
 
 ``1:k:<game>:<round>:<turn>`` and the like; never a card. Telegram allows 64 bytes.
 """
@@ -24,12 +24,12 @@ SETTING, LANGUAGE = "o", "t"
 GAME_BUTTONS = {JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD, AGAIN}
 
 
-class BadCallback(ValueError):
+class BadKeyData(ValueError):
     """Data from an old version of the bot, or not from this bot at all."""
 
 
 @dataclass(frozen=True)
-class Callback:
+class KeyData:
     kind: str
     game: int = 0
     round: int = 0
@@ -59,20 +59,20 @@ def _number(text: str) -> int:
     return number
 
 
-def decode(data: str | None) -> Callback:
+def decode(data: str | None) -> KeyData:
     if not data:
-        raise BadCallback("empty")
+        raise BadKeyData("empty")
     parts = data.split(":")
     if parts[0] != VERSION or len(parts) < 3:
-        raise BadCallback(data)
+        raise BadKeyData(data)
     kind = parts[1]
     try:
         if kind in MOVES and len(parts) == 5:
-            return Callback(kind, _number(parts[2]), _number(parts[3]), _number(parts[4]))
+            return KeyData(kind, _number(parts[2]), _number(parts[3]), _number(parts[4]))
         if kind in GAME_BUTTONS and len(parts) == 3:
-            return Callback(kind, _number(parts[2]))
+            return KeyData(kind, _number(parts[2]))
         if kind in (SETTING, LANGUAGE):
-            return Callback(kind, arg=":".join(parts[2:]))
+            return KeyData(kind, arg=":".join(parts[2:]))
     except ValueError as exc:
-        raise BadCallback(data) from exc
-    raise BadCallback(data)
+        raise BadKeyData(data) from exc
+    raise BadKeyData(data)
