@@ -56,6 +56,26 @@ def is_computer(player: PlayerId) -> bool:
     return player < 0
 
 
+def group_language(chat: Chat | None) -> str:
+    """A group speaks one language: its own, or English until a lobby or /language sets it."""
+    return (chat.language if chat is not None else None) or DEFAULT_LANGUAGE
+
+
+def private_language(player: Player | None, telegram_language: str | None) -> str:
+    """A private chat speaks the player's chosen language, else their Telegram one."""
+    chosen = player.language if player is not None else None
+    return chosen or supported_language(telegram_language) or DEFAULT_LANGUAGE
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who pressed a key, and in which chat: the use case finds the answer's language (and the
+    players it names) in its own transaction, so the press needs no other read."""
+
+    chat_id: int  # a group, or the player's private chat
+    telegram_language: str | None = None
+
+
 @dataclass
 class Chat:
     """A group the bot plays in, with its house rules."""

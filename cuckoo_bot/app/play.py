@@ -9,7 +9,7 @@ from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import advance, apply_action, notices_for, write_notices
 from cuckoo_bot.app.lobby import lobby_deadline
-from cuckoo_bot.app.model import MOVES, Game, GameStatus, is_computer
+from cuckoo_bot.app.model import MOVES, Asker, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import (
     CloseNote,
     CloseReason,
@@ -24,7 +24,7 @@ from cuckoo_bot.app.notices import (
 from cuckoo_bot.app.outbox import people
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
-from cuckoo_bot.app.shared import first_time
+from cuckoo_bot.app.shared import answered, first_time
 from cuckoo_bot.domain.actions import PlayerId, Timeout
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.errors import RuleError
@@ -122,54 +122,72 @@ async def act(
     turn: int,
     update_id: int | None = None,
     round_no: int | None = None,
+    asker: Asker | None = None,
 ) -> Outcome:
     """A button press: ``move`` is keep, swap or cut, for the prompt numbered ``turn`` (of
     round ``round_no``: a key naming another round than its turn's is not the bot's).
 
-    One write transaction: the move, its log, the next prompt and the table's new view.
+    One write transaction: the move, its log, the next prompt and the table's new view; with
+    an ``asker``, also what the answer needs (its language, the players it names), so the
+    press reads nothing else.
     """
-    now = deps.clock.now()
     kind = MOVES.get(move)
     if kind is None:
         return refused(ReplyCode.UNKNOWN_BUTTON)
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
-        game = await uow.games.get(game_id, lock=True)
-        if game is None or game.status is not GameStatus.RUNNING or game.state is None:
-            await uow.commit()
-            return refused(ReplyCode.GAME_NOT_RUNNING)
-        if player not in game.seats:
-            await uow.commit()
-            return refused(ReplyCode.NOT_IN_GAME)
-        rnd = game.state.round
-        if round_no is not None and (rnd is None or rnd.number != round_no):
-            await uow.commit()
-            return refused(ReplyCode.STALE_TURN)
-        notices = notices_for(game)
-        recalled = _recalled(game.state, player)
-        try:
-            events = apply_action(game, kind(player, turn), now, notices, actor=player)
-        except RuleError as error:
-            await uow.commit()  # keeps the update id: a redelivery stays a no-op
-            # A stale key of someone done for the round: what they did (the player to act
-            # now, a dealer between two cuts, just gets that the key is old).
-            late = error.code == "stale_turn" and game.state.actor != player
-            done = _already(game.state, player) if late else None
-            params = {"player": game.state.actor} if game.state.actor is not None else {}
-            return Outcome(reply=done or Reply(ReplyCode(error.code), params), game_id=game.id)
-        answer = _answer(move, events, held=_held(game.state, events, player))
-        players = await uow.players.get_many(people(game))
-        known = players.get(player)
-        if known is None or known.can_dm is not False:  # asked privately: answered there too
-            revealed = any(isinstance(e, Revealed) for e in events)
-            note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled)
-            notices.played(player, note)
-        await advance(uow, deps, game, notices, now)
-        batch = await write_notices(uow, game, notices, players)
-        await uow.games.save(game)
-        await uow.commit()
-        return Outcome(reply=answer, game_id=game.id, deadline=game.wake, batch=batch)
+        outcome, game, players = await _act(uow, deps, game_id, player, move, turn, round_no)
+        if asker is not None:
+            outcome = await answered(uow, outcome, asker, player, game=game, players=players)
+        await uow.commit()  # a refusal too: it keeps the update id, a redelivery is a no-op
+    return outcome
+
+
+async def _act(
+    uow: UnitOfWork,
+    deps: Deps,
+    game_id: int,
+    player: PlayerId,
+    move: str,
+    turn: int,
+    round_no: int | None,
+) -> tuple[Outcome, Game | None, dict[PlayerId, Player] | None]:
+    """``act`` inside its unit of work: the outcome, the game and the players it read."""
+    now = deps.clock.now()
+    kind = MOVES[move]
+    game = await uow.games.get(game_id, lock=True)
+    if game is None or game.status is not GameStatus.RUNNING or game.state is None:
+        return refused(ReplyCode.GAME_NOT_RUNNING), game, None
+    if player not in game.seats:
+        return refused(ReplyCode.NOT_IN_GAME), game, None
+    rnd = game.state.round
+    if round_no is not None and (rnd is None or rnd.number != round_no):
+        return refused(ReplyCode.STALE_TURN), game, None
+    notices = notices_for(game)
+    recalled = _recalled(game.state, player)
+    try:
+        events = apply_action(game, kind(player, turn), now, notices, actor=player)
+    except RuleError as error:
+        # A stale key of someone done for the round: what they did (the player to act now, a
+        # dealer between two cuts, just gets that the key is old).
+        late = error.code == "stale_turn" and game.state.actor != player
+        done = _already(game.state, player) if late else None
+        params = {"player": game.state.actor} if game.state.actor is not None else {}
+        reply = done or Reply(ReplyCode(error.code), params)
+        return Outcome(reply=reply, game_id=game.id), game, None
+    answer = _answer(move, events, held=_held(game.state, events, player))
+    players = await uow.players.get_many(people(game))
+    known = players.get(player)
+    if known is None or known.can_dm is not False:  # asked privately: answered there too
+        revealed = any(isinstance(e, Revealed) for e in events)
+        note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled)
+        notices.played(player, note)
+    await advance(uow, deps, game, notices, now)
+    batch = await write_notices(uow, game, notices, players)
+    await uow.games.save(game)
+    outcome = Outcome(reply=answer, game_id=game.id, deadline=game.wake, batch=batch)
+    return outcome, game, players
 
 
 async def expire(deps: Deps, game_id: int) -> Outcome:

@@ -8,14 +8,14 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.league import season_of
 from cuckoo_bot.app.model import (
     ALL_TIME,
-    DEFAULT_LANGUAGE,
     GLOBAL_SCOPE,
     Game,
     GameStatus,
     LogEntry,
     Player,
     Standing,
-    supported_language,
+    group_language,
+    private_language,
 )
 
 
@@ -66,16 +66,13 @@ async def personal_stats(deps: Deps, player_id: int) -> dict[str, Standing | Non
 async def chat_language(deps: Deps, chat_id: int) -> str:
     """A group speaks one language: its own, or English until a lobby or /language sets it."""
     async with deps.uow(read_only=True) as uow:
-        chat = await uow.chats.get(chat_id)
-    return (chat.language if chat else None) or DEFAULT_LANGUAGE
+        return group_language(await uow.chats.get(chat_id))
 
 
 async def player_language(deps: Deps, player_id: int, telegram_language: str | None) -> str:
     """A private chat speaks the player's chosen language, else their Telegram one."""
     async with deps.uow(read_only=True) as uow:
-        player = await uow.players.get(player_id)
-    chosen = player.language if player else None
-    return chosen or supported_language(telegram_language) or DEFAULT_LANGUAGE
+        return private_language(await uow.players.get(player_id), telegram_language)
 
 
 async def players(deps: Deps, player_ids: list[int]) -> dict[int, Player]:

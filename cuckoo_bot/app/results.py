@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cuckoo_bot.app.model import Player
     from cuckoo_bot.app.outbox import Batch
 
 
@@ -87,6 +88,10 @@ class Outcome:
     game_id: int | None = None
     deadline: datetime | None = None  # the game's next deadline, to arm a timer
     batch: Batch | None = None  # committed notices to deliver now
+    # What the answer needs, when the use case found it in its own transaction (``Asker``):
+    # the language to answer in and the players the reply names.
+    lang: str | None = None
+    named: dict[int, Player] | None = None
 
 
 def refused(code: ReplyCode, **params: Any) -> Outcome:

@@ -1,10 +1,23 @@
-"""Steps inside a use case's unit of work that several use cases take: skip a redelivered
-update, and the stored chat made on first sight."""
+"""What several use cases do inside their unit of work: skip a redelivered update, make the
+stored chat on first sight, and find what an answer needs (its language, the players it
+names) without another transaction."""
 
 from __future__ import annotations
 
-from cuckoo_bot.app.model import Chat, Player, supported_language
+from dataclasses import replace
+
+from cuckoo_bot.app.model import (
+    Asker,
+    Chat,
+    Game,
+    Player,
+    group_language,
+    private_language,
+    supported_language,
+)
 from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.app.results import Outcome
+from cuckoo_bot.domain.actions import PlayerId
 
 
 async def first_time(uow: UnitOfWork, update_id: int | None) -> bool:
@@ -28,3 +41,28 @@ async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None
     if changed:
         await uow.chats.save(stored)
     return stored
+
+
+async def answered(
+    uow: UnitOfWork,
+    outcome: Outcome,
+    asker: Asker,
+    player: PlayerId,
+    *,
+    game: Game | None = None,
+    players: dict[PlayerId, Player] | None = None,
+) -> Outcome:
+    """``outcome`` with what its answer needs: the language of the chat the key was pressed in
+    and the players its reply names, from what the use case read already when it can."""
+    known = players or {}
+    if asker.chat_id < 0:
+        chat = game.chat if game is not None and game.chat_id == asker.chat_id else None
+        lang = group_language(chat or await uow.chats.get(asker.chat_id))
+    else:
+        found = known.get(player) or await uow.players.get(player)
+        lang = private_language(found, asker.telegram_language)
+    named: dict[PlayerId, Player] = {}
+    pid = outcome.reply.params.get("player") if outcome.reply is not None else None
+    if isinstance(pid, int):
+        named = {pid: known[pid]} if pid in known else await uow.players.get_many([pid])
+    return replace(outcome, lang=lang, named=named)

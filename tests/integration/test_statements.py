@@ -1,6 +1,7 @@
-"""What a press costs the database: one write transaction for the move and everything it makes
-players see, then one statement marking what the courier sent. Counted with SQLAlchemy's
-cursor events, on SQLite and PostgreSQL, through the real courier and the fake Bot API."""
+"""What a press costs the database: one write transaction for the move, everything it makes
+players see and what its answer needs, then one statement marking what the courier sent.
+Counted with SQLAlchemy's cursor events, on SQLite and PostgreSQL, through the bot's real key
+handler, the real courier and the fake Bot API."""
 
 from __future__ import annotations
 
@@ -11,21 +12,17 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
-from telegram.constants import ParseMode
-from telegram.ext import Defaults, ExtBot
 
-from cuckoo_bot.app import lobby, play
+from cuckoo_bot.app import lobby
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
-from cuckoo_bot.app.notices import TableView
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport.delivery import Courier
-from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
-from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.databases import StepClock
+from tests.support.driver import TableDriver
 
 TOKEN = "778:statement-count-token-0123456789"
 GROUP = -100778
@@ -55,11 +52,15 @@ async def fake() -> AsyncIterator[FakeBotApi]:
 async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_12_statements(
     fake: FakeBotApi, engine: AsyncEngine, uow_factory: UnitOfWorkFactory, clock: StepClock
 ) -> None:
+    """Each press goes through the bot's real key handler: the update as Telegram sends it,
+    the answer, and the delivery of what the move changed."""
     deps = Deps(uow=uow_factory, rng=random.Random(4), clock=clock, turn_timeout=60)
-    defaults = Defaults(parse_mode=ParseMode.HTML)
-    async with ExtBot(TOKEN, base_url=fake.base_url, defaults=defaults) as bot:
-        budget = GroupBudget(1000, clock=lambda: clock.now().timestamp())
-        courier = Courier(deps, bot, Renderer(Translator()), budget, PrivatePacer(0))
+    app = build_application(
+        TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
+    )
+    await app.initialize()  # getMe; no polling and no timers: nothing else touches the store
+    courier = app.bot_data.services.courier
+    try:
         people = [Player(id=i, first_name=f"P{i}", can_dm=True) for i in (1, 2, 3, 4)]
         chat = Chat(id=GROUP, title="Club", rules=HouseRules(double_cut=True))
         opened = await lobby.open_lobby(deps, chat, people[0], thread_id=None)
@@ -69,11 +70,11 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
         started = await lobby.start(deps, GROUP, people[0], is_admin=False)
         assert started.batch is not None
         await courier.deliver(started.batch)
+        driver = TableDriver(fake, GROUP)
 
         counter = Statements(engine)
-        update_id = 1000
+        offset = 0
         costs: dict[str, int] = {}
-        moves = {"keep": "keep", "swap": "swap", "cut": "cut"}
         for _ in range(400):
             async with uow_factory(read_only=True) as uow:
                 game = await uow.games.get(opened.game_id)
@@ -82,31 +83,38 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
                 break
             state = game.state
             assert state.round is not None and state.actor is not None
+            prompt = driver.prompt()
+            assert prompt is not None and prompt.actor == state.actor
             dealer = state.round.actor_is_dealer
-            wanted = [m for m in moves if m not in costs]
-            move = "cut" if dealer and "cut" in wanted else ("keep" if dealer else wanted[0])
-            if move == "cut" and not dealer:
-                move = "keep"
-            before = len(counter.sql)
-            update_id += 1
-            outcome = await play.act(deps, game.id, state.actor, move, state.turn, update_id)
-            assert outcome.batch is not None
-            ended = any(
-                isinstance(n.payload, TableView) and n.payload.reveal is not None
-                for n in outcome.batch.notices
+            wanted = [m for m in ("swap", "keep") if m not in costs] or ["keep"]
+            move = "cut" if dealer and "cut" not in costs else ("keep" if dealer else wanted[0])
+            data = prompt.data(move[0])
+            assert data is not None, (move, prompt.keys)
+            query = fake.press_button(
+                prompt.actor, prompt.message.chat_id, prompt.message.message_id, data
             )
-            await courier.deliver(outcome.batch)
+            (update,) = await app.bot.get_updates(offset=offset, timeout=0)
+            offset = update.update_id + 1
+            before = len(counter.sql)
+            await app.process_update(update)
             await courier.drain()
             used = len(counter.sql) - before
-            code = outcome.reply.code if outcome.reply else ""
-            kind = (
-                "round end"
-                if ended
-                else {"done_keep": "keep", "done_swap": "swap", "done_cut": "cut"}.get(code)
-            )
-            if kind is not None and kind not in costs:
+            # One transaction (SQLite shows its BEGIN; asyncpg begins outside the cursor): the
+            # answer's language and names come with the move, and the mark is one statement.
+            begins = [q for q in counter.sql[before:] if q.startswith("BEGIN")]
+            assert len(begins) <= 1, counter.sql[before:]
+            answer = str((await fake.wait_callback_answer(query, 5))["text"] or "")
+            async with uow_factory(read_only=True) as uow:
+                after = await uow.games.get(game.id)
+            assert after is not None and after.state is not None
+            ended = after.state.rounds_dealt > state.rounds_dealt or after.state.finished
+            kind = "round end" if ended else move
+            assert answer, "every press is answered"
+            if kind not in costs:
                 costs[kind] = used
                 assert used <= LIMIT, (kind, "\n".join(counter.sql[before:]))
             clock.advance(seconds=2)
+    finally:
+        await app.shutdown()
     print("STATEMENTS", costs)
     assert set(costs) == {"keep", "swap", "cut", "round end"}, costs

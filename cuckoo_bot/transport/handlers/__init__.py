@@ -91,21 +91,26 @@ async def on_button(update: Update, context: CuckooContext) -> None:
     query = update.callback_query
     if query is None:
         return
-    lang = await language_of(s, update)
     try:
         data = keydata.decode(query.data)
     except keydata.BadKeyData:
+        lang = await language_of(s, update)
         await query.answer(s.renderer.popup(lang, Reply(ReplyCode.UNKNOWN_BUTTON)))
         return
     chat = update.effective_chat
     logfields.bind(chat_id=chat.id if chat else None, game_id=data.game or None)
-    press = Press(update, context, s, lang, player_of(query.from_user), data, query)
+    press = Press(update, context, s, player_of(query.from_user), data, query)
     handler = KEYS.get(data.kind)
     outcome = await handler(press) if handler else Outcome(reply=Reply(ReplyCode.UNKNOWN_BUTTON))
     if outcome is None:
         return  # answered by the key's handler
     reply = outcome.reply
-    text = s.renderer.popup(press.lang, reply, await players_named(s, reply)) if reply else None
+    text = None
+    if reply is not None:
+        # A move's use case says what its answer needs (no read here); other keys ask.
+        lang = outcome.lang or await press.language()
+        named = outcome.named if outcome.named is not None else await players_named(s, reply)
+        text = s.renderer.popup(lang, reply, named)
     try:
         await query.answer(text, show_alert=bool(reply and reply.alert))
     except TelegramError as exc:  # an answer after Telegram's deadline: the move still counts

@@ -13,7 +13,7 @@ from telegram.constants import ChatType
 from telegram.error import Forbidden, TelegramError
 
 from cuckoo_bot.app import chats, queries
-from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Player, supported_language
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Asker, Chat, Player, supported_language
 from cuckoo_bot.app.results import Outcome, Reply
 from cuckoo_bot.transport.answers import Answer
 from cuckoo_bot.transport.context import CuckooContext
@@ -145,21 +145,32 @@ def group_command(func: GroupHandler) -> Handler:
 
 @dataclass
 class Press:
-    """A key pressed: who, on which message, with what data; ``lang`` is the answer's."""
+    """A key pressed: who, on which message, with what data. The answer's language is asked
+    of the store only when the key's use case did not say it (``Outcome.lang``)."""
 
     update: Update
     context: CuckooContext
     services: Services
-    lang: str
     user: Player
     data: KeyData
     query: CallbackQuery
+    lang: str | None = None  # the answer's language, once known
+
+    async def language(self) -> str:
+        if self.lang is None:
+            self.lang = await language_of(self.services, self.update)
+        return self.lang
 
     @property
     def chat_id(self) -> int:
         """The chat the key was pressed in (0: an inline message, no chat)."""
         message = self.query.message
         return message.chat.id if message is not None else 0
+
+    @property
+    def asker(self) -> Asker:
+        """Who pressed, where: for a use case that finds the answer's language itself."""
+        return Asker(self.chat_id, self.query.from_user.language_code)
 
 
 # A key's handler: the use case's outcome to answer with, or None when it answered itself.

@@ -149,10 +149,10 @@ async def story_link(
 
 async def join_key(press: Press) -> Outcome | None:
     s, user = press.services, press.user
-    if not await reachable(press.context, s, user, press.lang):
+    if not await reachable(press.context, s, user, await press.language()):
         await chats.set_reachable(s.deps, user, False)
         await press.query.answer(
-            s.renderer.popup(press.lang, Reply(ReplyCode.NEED_PRIVATE)),
+            s.renderer.popup(await press.language(), Reply(ReplyCode.NEED_PRIVATE)),
             url=s.deep_link(chats.join_payload(press.data.game)),
         )
         return None
@@ -163,14 +163,14 @@ async def join_key(press: Press) -> Outcome | None:
 
 async def again_key(press: Press) -> Outcome | None:
     s, user = press.services, press.user
-    able = await reachable(press.context, s, user, press.lang)
+    able = await reachable(press.context, s, user, await press.language())
     outcome = await lobby.play_again(
         s.deps, press.data.game, press.chat_id, user, able, press.update.update_id
     )
     if not able and outcome.reply and outcome.reply.code == "need_private":
         assert outcome.game_id is not None
         await press.query.answer(
-            s.renderer.popup(press.lang, outcome.reply),
+            s.renderer.popup(await press.language(), outcome.reply),
             url=s.deep_link(chats.join_payload(outcome.game_id)),
         )
         await after(s, outcome)

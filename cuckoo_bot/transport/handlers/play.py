@@ -20,6 +20,7 @@ async def move_key(press: Press) -> Outcome | None:
         data.turn,
         press.update.update_id,
         round_no=data.round,
+        asker=press.asker,
     )
     message = press.query.message
     if message is not None and message.chat.id > 0:

@@ -94,7 +94,9 @@ async def language_button(
 
 
 async def setting_key(press: Press) -> Outcome | None:
-    return await setting(press.update, press.context, press.services, press.lang, press.data.arg)
+    return await setting(
+        press.update, press.context, press.services, await press.language(), press.data.arg
+    )
 
 
 async def language_key(press: Press) -> Outcome | None:
