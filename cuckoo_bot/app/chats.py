@@ -8,11 +8,20 @@ from typing import Any
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import notices_for, write_notices
 from cuckoo_bot.app.lobby import cancel, join, lobby_view
-from cuckoo_bot.app.model import Chat, Game, GameStatus, Player, supported_language, whole_number
+from cuckoo_bot.app.model import (
+    Asker,
+    Chat,
+    Game,
+    GameStatus,
+    Player,
+    supported_language,
+    whole_number,
+)
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
-from cuckoo_bot.app.shared import ensure_chat, first_time
+from cuckoo_bot.app.shared import answered, ensure_chat, first_time
+from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.errors import InvalidSettings
 from cuckoo_bot.domain.rules import HouseRules
 
@@ -121,11 +130,33 @@ TOGGLES = ("kings_block", "double_cut", "fast_turns")
 
 
 async def change_setting(
-    deps: Deps, chat: Chat, name: str, raw: str, update_id: int | None = None
-) -> Outcome:
+    deps: Deps,
+    chat: Chat,
+    name: str,
+    raw: str,
+    update_id: int | None = None,
+    asker: Asker | None = None,
+    admin: PlayerId = 0,
+) -> tuple[Outcome, Chat | None]:
     """An admin changes one house rule (or the turn timeout) from a settings key's value, as
     text; takes effect from the next lobby. A redelivered tap changes nothing (it would flip a
-    toggle back); a forged value is answered and changes nothing."""
+    toggle back); a forged value is answered and changes nothing. One transaction, which also
+    gives the chat's settings as they now stand (None for a redelivery) and, with an
+    ``asker``, the answer's language."""
+    async with deps.uow() as uow:
+        if not await first_time(uow, update_id):
+            return Outcome(), None
+        stored = await ensure_chat(uow, chat)
+        outcome = _change(stored, name, raw)
+        if outcome.reply is not None and outcome.reply.code is ReplyCode.SETTING_CHANGED:
+            await uow.chats.save(stored)
+        if asker is not None:
+            outcome = await answered(uow, outcome, asker, admin)
+        await uow.commit()
+    return outcome, stored
+
+
+def _change(stored: Chat, name: str, raw: str) -> Outcome:
     value: Any = raw
     if name in NUMBERS:
         value = whole_number(raw, 4)
@@ -133,22 +164,16 @@ async def change_setting(
             return refused(ReplyCode.INVALID_SETTING, name=name, detail=raw[:20])
     elif name in TOGGLES:
         value = raw == "1"
-    async with deps.uow() as uow:
-        if not await first_time(uow, update_id):
-            return Outcome()
-        stored = await ensure_chat(uow, chat)
-        try:
-            if name == "turn_timeout":
-                seconds = float(value)
-                if not 10 <= seconds <= 3600:
-                    raise InvalidSettings("turn_timeout must be within 10..3600 seconds")
-                stored.turn_timeout = seconds
-            else:
-                stored.rules = HouseRules.from_dict({**stored.rules.to_dict(), name: value})
-        except (InvalidSettings, TypeError, ValueError) as error:
-            return refused(ReplyCode.INVALID_SETTING, name=name, detail=str(error))
-        await uow.chats.save(stored)
-        await uow.commit()
+    try:
+        if name == "turn_timeout":
+            seconds = float(value)
+            if not 10 <= seconds <= 3600:
+                raise InvalidSettings("turn_timeout must be within 10..3600 seconds")
+            stored.turn_timeout = seconds
+        else:
+            stored.rules = HouseRules.from_dict({**stored.rules.to_dict(), name: value})
+    except (InvalidSettings, TypeError, ValueError) as error:
+        return refused(ReplyCode.INVALID_SETTING, name=name, detail=str(error))
     return Outcome(reply=Reply(ReplyCode.SETTING_CHANGED, {"name": name, "value": value}))
 
 

@@ -59,17 +59,25 @@ async def cmd_language(update: Update, context: CuckooContext) -> None:
     await say(s, update, rendered.text, rendered.keyboard)
 
 
-async def setting(
-    update: Update, context: CuckooContext, s: Services, lang: str, arg: str
-) -> Outcome:
-    query = update.callback_query
-    chat = update.effective_chat
-    assert query is not None
-    if chat is None or not await is_admin(context, chat.id, query.from_user.id):
+async def setting_key(press: Press) -> Outcome | None:
+    """One write transaction: the change, the settings as they now stand and the answer's
+    language; then the settings message is edited to show them."""
+    s, query, chat = press.services, press.query, press.update.effective_chat
+    if chat is None or not await is_admin(press.context, chat.id, query.from_user.id):
         return Outcome(reply=Reply(ReplyCode.NOT_ADMIN))
-    name, _, raw = arg.partition("=")
-    outcome = await chats.change_setting(s.deps, chat_of(chat), name, raw, update.update_id)
-    stored = await chats.chat_settings(s.deps, chat_of(chat))
+    name, _, raw = press.data.arg.partition("=")
+    outcome, stored = await chats.change_setting(
+        s.deps,
+        chat_of(chat),
+        name,
+        raw,
+        press.update.update_id,
+        asker=press.asker,
+        admin=query.from_user.id,
+    )
+    if stored is None:
+        return outcome  # a redelivered tap: nothing changed, nothing to show again
+    lang = outcome.lang or await press.language()
     rendered = s.renderer.settings(lang, stored, s.deps.turn_timeout)
     if query.message is not None:
         await s.courier.budget.spend(chat.id)
@@ -91,12 +99,6 @@ async def language_button(
             return Outcome(reply=Reply(ReplyCode.NOT_ADMIN))
         return await chats.set_language(s.deps, chat_of(chat), code, update.update_id)
     return await chats.set_player_language(s.deps, player_of(user), code)
-
-
-async def setting_key(press: Press) -> Outcome | None:
-    return await setting(
-        press.update, press.context, press.services, await press.language(), press.data.arg
-    )
 
 
 async def language_key(press: Press) -> Outcome | None:

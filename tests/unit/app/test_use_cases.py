@@ -8,15 +8,16 @@ from datetime import timedelta
 
 from cuckoo_bot.app import chats, lobby, outbox, play, queries
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Chat, GameStatus, Player
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Asker, Chat, GameStatus, Player
 from cuckoo_bot.app.notices import NoticeKind
-from cuckoo_bot.app.results import Outcome
+from cuckoo_bot.app.results import Outcome, ReplyCode
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.engine import apply
 
 from .conftest import person
 from .fakes import FakeClock, FakeUnitOfWorkFactory, World
+from .fakes import FakeUnitOfWork as FakeUoW
 
 ANN, BEN, CLEO, DAN = (person(11, "Ann"), person(12, "Ben"), person(13, "Cleo"), person(14, "Dan"))
 
@@ -635,3 +636,32 @@ async def test_a_bot_woken_after_the_turn_ran_out_sends_no_late_reminder(
     fired = await play.expire(deps, game_id)
     assert the_game(world, game_id).state.turn == turn + 1
     assert not [n for n in fired.batch.notices if n.kind is NoticeKind.NUDGE]
+
+
+async def test_a_settings_tap_is_one_transaction_giving_the_settings_and_the_answers_language(
+    world: World, clock: FakeClock, group: Chat
+) -> None:
+    opened: list[object] = []
+
+    class Counting(FakeUnitOfWorkFactory):
+        def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUoW:
+            opened.append(read_only)
+            return super().__call__(read_only=read_only, autocommit=autocommit)
+
+    deps = Deps(uow=Counting(world, clock), rng=random.Random(1), clock=clock)
+    await chats.set_language(deps, group, "fr")
+    asker = Asker(group.id, "en")
+    opened.clear()
+    outcome, stored = await chats.change_setting(deps, group, "lives", "5", 10, asker, admin=1)
+    assert len(opened) == 1
+    assert outcome.reply is not None and outcome.reply.code is ReplyCode.SETTING_CHANGED
+    assert outcome.lang == "fr" and stored is not None and stored.rules.lives == 5
+    # The same tap delivered again changes nothing and shows nothing again.
+    again, nothing = await chats.change_setting(deps, group, "lives", "3", 10, asker, admin=1)
+    assert again.reply is None and nothing is None
+    forged, kept = await chats.change_setting(deps, group, "lives", "99", 11, asker, admin=1)
+    assert forged.reply is not None and forged.reply.code is ReplyCode.INVALID_SETTING
+    assert kept is not None and kept.rules.lives == 5
+    async with deps.uow(read_only=True) as uow:
+        saved = await uow.chats.get(group.id)
+    assert saved is not None and saved.rules.lives == 5
