@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from enum import Enum
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import notices_for, write_notices
@@ -20,10 +20,10 @@ from cuckoo_bot.app.model import (
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
+from cuckoo_bot.app.settings import BY_NAME
 from cuckoo_bot.app.shared import answered, ensure_chat, first_time
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.errors import InvalidSettings
-from cuckoo_bot.domain.rules import HouseRules
 
 JOIN_PAYLOAD = "join_"  # /start join_<game id>: the deep link a Join press hands out
 
@@ -125,10 +125,6 @@ async def set_player_language(deps: Deps, user: Player, language: str) -> Outcom
     return Outcome(reply=Reply(ReplyCode.LANGUAGE_SET, {"language": code}))
 
 
-NUMBERS = ("lives", "max_players")
-TOGGLES = ("kings_block", "double_cut", "fast_turns")
-
-
 async def change_setting(
     deps: Deps,
     chat: Chat,
@@ -157,24 +153,16 @@ async def change_setting(
 
 
 def _change(stored: Chat, name: str, raw: str) -> Outcome:
-    value: Any = raw
-    if name in NUMBERS:
-        value = whole_number(raw, 4)
-        if value is None:
-            return refused(ReplyCode.INVALID_SETTING, name=name, detail=raw[:20])
-    elif name in TOGGLES:
-        value = raw == "1"
+    setting = BY_NAME.get(name)
+    value = setting.read(raw) if setting is not None else None
+    if setting is None or value is None:
+        return refused(ReplyCode.INVALID_SETTING, name=name[:20], detail=raw[:20])
     try:
-        if name == "turn_timeout":
-            seconds = float(value)
-            if not 10 <= seconds <= 3600:
-                raise InvalidSettings("turn_timeout must be within 10..3600 seconds")
-            stored.turn_timeout = seconds
-        else:
-            stored.rules = HouseRules.from_dict({**stored.rules.to_dict(), name: value})
-    except (InvalidSettings, TypeError, ValueError) as error:
+        setting.apply(stored, value)
+    except InvalidSettings as error:
         return refused(ReplyCode.INVALID_SETTING, name=name, detail=str(error))
-    return Outcome(reply=Reply(ReplyCode.SETTING_CHANGED, {"name": name, "value": value}))
+    shown = value.value if isinstance(value, Enum) else value
+    return Outcome(reply=Reply(ReplyCode.SETTING_CHANGED, {"name": name, "value": shown}))
 
 
 async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:

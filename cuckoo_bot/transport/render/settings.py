@@ -4,6 +4,7 @@ language keys."""
 from __future__ import annotations
 
 from cuckoo_bot.app.model import Chat
+from cuckoo_bot.app.settings import SETTINGS, encode
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
 from cuckoo_bot.transport import keydata
@@ -44,59 +45,23 @@ class SettingsPart(Part):
         )
 
     def settings(self, lang: str, chat: Chat, default_timeout: float) -> Rendered:
-        t = self.tr.t
-        r = chat.rules
+        """One key per setting (``app.settings``): what it is now; a tap sets the next."""
+        rows = []
+        for setting in SETTINGS:
+            value = setting.get(chat, default_timeout)
+            label = self.tr.t(lang, setting.label, value=self._value(lang, value))
+            arg = f"{setting.name}={encode(setting.following(value))}"
+            rows.append([(label, keydata.KeyData(keydata.SETTING, arg=arg).encode())])
+        rows.append(self._language_row())
+        text = self.tr.t(lang, "settings_title") + "\n\n" + self.tr.t(lang, "settings_help")
+        return Rendered(text, keys(rows))
 
-        def onoff(value: bool) -> str:
-            return t(lang, "value_on" if value else "value_off")
-
-        tie = t(
-            lang, "value_sudden_death" if r.final_tie is FinalTie.SUDDEN_DEATH else "value_shared"
-        )
-        timeout = int(chat.turn_timeout or default_timeout)
-        next_timeout = {30: 60, 60: 90, 90: 120, 120: 300}.get(timeout, 30)
-        rows = [
-            [(t(lang, "setting_lives", value=r.lives), f"lives={5 if r.lives == 3 else 3}")],
-            [
-                (
-                    t(lang, "setting_max_players", value=r.max_players),
-                    f"max_players={20 if r.max_players == 10 else 10}",
-                )
-            ],
-            [
-                (
-                    t(lang, "setting_kings_block", value=onoff(r.kings_block)),
-                    f"kings_block={int(not r.kings_block)}",
-                )
-            ],
-            [
-                (
-                    t(lang, "setting_final_tie", value=tie),
-                    "final_tie="
-                    + ("shared" if r.final_tie is FinalTie.SUDDEN_DEATH else "sudden_death"),
-                )
-            ],
-            [
-                (
-                    t(lang, "setting_double_cut", value=onoff(r.double_cut)),
-                    f"double_cut={int(not r.double_cut)}",
-                )
-            ],
-            [
-                (
-                    t(lang, "setting_fast_turns", value=onoff(r.fast_turns)),
-                    f"fast_turns={int(not r.fast_turns)}",
-                )
-            ],
-            [(t(lang, "setting_turn_timeout", value=timeout), f"turn_timeout={next_timeout}")],
-        ]
-        rows_of_keys = [
-            [(label, keydata.KeyData(keydata.SETTING, arg=arg).encode()) for label, arg in row]
-            for row in rows
-        ]
-        rows_of_keys.append(self._language_row())
-        text = t(lang, "settings_title") + "\n\n" + t(lang, "settings_help")
-        return Rendered(text, keys(rows_of_keys))
+    def _value(self, lang: str, value: object) -> str:
+        if isinstance(value, bool):
+            return self.tr.t(lang, "value_on" if value else "value_off")
+        if isinstance(value, FinalTie):
+            return self.tr.t(lang, f"value_{value.value}")
+        return str(value)
 
     def _language_row(self) -> list[tuple[str, str]]:
         return [

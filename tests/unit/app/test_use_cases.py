@@ -11,9 +11,11 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Asker, Chat, GameStatus, Player
 from cuckoo_bot.app.notices import NoticeKind
 from cuckoo_bot.app.results import Outcome, ReplyCode
+from cuckoo_bot.app.settings import SETTINGS, encode
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Deal
 from cuckoo_bot.domain.engine import apply
+from cuckoo_bot.domain.rules import HouseRules
 
 from .conftest import person
 from .fakes import FakeClock, FakeUnitOfWorkFactory, World
@@ -665,3 +667,26 @@ async def test_a_settings_tap_is_one_transaction_giving_the_settings_and_the_ans
     async with deps.uow(read_only=True) as uow:
         saved = await uow.chats.get(group.id)
     assert saved is not None and saved.rules.lives == 5
+
+
+async def test_every_settings_key_sets_what_it_shows_next_and_no_other_rule_can_be_set(
+    deps: Deps, group: Chat
+) -> None:
+    asker = Asker(group.id)
+    update = 100
+    for setting in SETTINGS:
+        for value in setting.choices:
+            update += 1
+            arg = encode(value)
+            outcome, stored = await chats.change_setting(deps, group, setting.name, arg, update)
+            assert outcome.reply is not None, setting.name
+            assert outcome.reply.code is ReplyCode.SETTING_CHANGED, (setting.name, arg)
+            assert stored is not None and setting.get(stored, 90) == value
+    # A rule with no settings key (a forged key's data) is refused, not saved.
+    for name, raw in (("idle_turn_limit", "9"), ("lives", "4"), ("kings_block", "yes")):
+        update += 1
+        outcome, _ = await chats.change_setting(deps, group, name, raw, update, asker, admin=1)
+        assert outcome.reply is not None and outcome.reply.code is ReplyCode.INVALID_SETTING
+    async with deps.uow(read_only=True) as uow:
+        saved = await uow.chats.get(group.id)
+    assert saved is not None and saved.rules.idle_turn_limit == HouseRules().idle_turn_limit
