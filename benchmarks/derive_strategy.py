@@ -12,7 +12,7 @@ import argparse
 import random
 
 from cuckoo_bot.domain import strategy
-from cuckoo_bot.domain.actions import Cut, Deal, Keep, Swap, TurnAction
+from cuckoo_bot.domain.actions import Cut, Deal, Keep, Move, Swap, TurnAction
 from cuckoo_bot.domain.cards import shuffled_deck
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.events import LifeLost
@@ -27,9 +27,9 @@ def decide(state: GameState, swap_bar: int, cut_bar: int) -> TurnAction:
     player = state.actor
     assert player is not None
     choice = strategy.choose(strategy.view_for(state, player), swap_bar, cut_bar)
-    if choice is strategy.Choice.CUT:
+    if choice is Move.CUT:
         return Cut(player)
-    if choice is strategy.Choice.SWAP:
+    if choice is Move.SWAP:
         return Swap(player)
     return Keep(player)
 

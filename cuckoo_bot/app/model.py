@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from cuckoo_bot.domain.actions import Action, Cut, Keep, PlayerId, Swap, TurnAction
+from cuckoo_bot.domain.actions import Action, PlayerId
 from cuckoo_bot.domain.events import Event
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState
@@ -34,12 +34,6 @@ class GameStatus(Enum):
     @property
     def open(self) -> bool:
         return self in (GameStatus.LOBBY, GameStatus.RUNNING)
-
-
-# The moves, by name: the one list keys, answers, prompts and the demo name them from.
-KEEP, SWAP, CUT = "keep", "swap", "cut"
-MOVES: dict[str, type[TurnAction]] = {KEEP: Keep, SWAP: Swap, CUT: Cut}
-MOVE_NAMES: dict[type[TurnAction], str] = {action: name for name, action in MOVES.items()}
 
 
 def whole_number(text: str, digits: int) -> int | None:

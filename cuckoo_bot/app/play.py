@@ -9,7 +9,7 @@ from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.flow import advance, apply_action, notices_for, write_notices
 from cuckoo_bot.app.lobby import lobby_deadline
-from cuckoo_bot.app.model import MOVES, Asker, Game, GameStatus, Player, is_computer
+from cuckoo_bot.app.model import Asker, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import (
     CloseNote,
     CloseReason,
@@ -25,7 +25,7 @@ from cuckoo_bot.app.outbox import people
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.shared import answered, first_time
-from cuckoo_bot.domain.actions import PlayerId, Timeout
+from cuckoo_bot.domain.actions import Move, PlayerId, Timeout
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.events import (
@@ -40,7 +40,7 @@ from cuckoo_bot.domain.events import (
 from cuckoo_bot.domain.state import GameState, Phase
 
 
-def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
+def _answer(move: Move, events: tuple[Event, ...], held: str | None) -> Reply:
     """What happened, and the card the player holds now: the answer to their press (a toast;
     the prompt they pressed says it too)."""
     card: dict[str, Any] = {"card": held} if held else {}
@@ -57,7 +57,7 @@ def _answer(move: str, events: tuple[Event, ...], held: str | None) -> Reply:
             return Reply(ReplyCode.DONE_CUT, card)
         if isinstance(event, CutBlocked):
             return Reply(ReplyCode.DONE_CUT_BLOCKED, {**card, "king": event.king.code})
-    return Reply(ReplyCode(f"done_{move}"), card)
+    return Reply(ReplyCode(f"done_{move.value}"), card)
 
 
 def _played(
@@ -118,7 +118,7 @@ async def act(
     deps: Deps,
     game_id: int,
     player: PlayerId,
-    move: str,
+    move: Move | str,
     turn: int,
     update_id: int | None = None,
     round_no: int | None = None,
@@ -131,13 +131,13 @@ async def act(
     an ``asker``, also what the answer needs (its language, the players it names), so the
     press reads nothing else.
     """
-    kind = MOVES.get(move)
-    if kind is None:
+    if move not in set(Move):
         return refused(ReplyCode.UNKNOWN_BUTTON)
+    chosen = Move(move)
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
-        outcome, game, players = await _act(uow, deps, game_id, player, move, turn, round_no)
+        outcome, game, players = await _act(uow, deps, game_id, player, chosen, turn, round_no)
         if asker is not None:
             outcome = await answered(uow, outcome, asker, player, game=game, players=players)
         await uow.commit()  # a refusal too: it keeps the update id, a redelivery is a no-op
@@ -149,13 +149,12 @@ async def _act(
     deps: Deps,
     game_id: int,
     player: PlayerId,
-    move: str,
+    move: Move,
     turn: int,
     round_no: int | None,
 ) -> tuple[Outcome, Game | None, dict[PlayerId, Player] | None]:
     """``act`` inside its unit of work: the outcome, the game and the players it read."""
     now = deps.clock.now()
-    kind = MOVES[move]
     game = await uow.games.get(game_id, lock=True)
     if game is None or game.status is not GameStatus.RUNNING or game.state is None:
         return refused(ReplyCode.GAME_NOT_RUNNING), game, None
@@ -167,7 +166,7 @@ async def _act(
     notices = notices_for(game)
     recalled = _recalled(game.state, player)
     try:
-        events = apply_action(game, kind(player, turn), now, notices, actor=player)
+        events = apply_action(game, move.action(player, turn), now, notices, actor=player)
     except RuleError as error:
         # A stale key of someone done for the round: what they did (the player to act now, a
         # dealer between two cuts, just gets that the key is old).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from cuckoo_bot.domain.cards import Card
 
@@ -61,3 +62,22 @@ class Misdeal:
 
 Action = Deal | Keep | Swap | Cut | Timeout | Resign | Misdeal
 TurnAction = Keep | Swap | Cut
+
+
+class Move(StrEnum):
+    """A turn's decision, by the one name the keys, the answers, the prompts and the computer
+    seats use (the table's record of what was done is ``state.ActKind``)."""
+
+    KEEP = "keep"
+    SWAP = "swap"
+    CUT = "cut"
+
+    def action(self, player: PlayerId, turn: int) -> TurnAction:
+        return _ACTIONS[self](player, turn)
+
+    @classmethod
+    def of(cls, action: TurnAction) -> Move:
+        return next(move for move, kind in _ACTIONS.items() if isinstance(action, kind))
+
+
+_ACTIONS: dict[Move, type[TurnAction]] = {Move.KEEP: Keep, Move.SWAP: Swap, Move.CUT: Cut}

@@ -8,18 +8,10 @@ falling as the table grows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
-from cuckoo_bot.domain.actions import Cut, Keep, PlayerId, Swap, TurnAction
+from cuckoo_bot.domain.actions import Move, PlayerId, TurnAction
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.state import ActKind, GameState, Phase
-
-
-class Choice(Enum):
-    KEEP = "keep"
-    SWAP = "swap"
-    CUT = "cut"
-
 
 # Swap (or, for the dealer, cut) when the card's rank is at most this, by players in the round.
 # Derived by benchmarks/derive_strategy.py (3,000 seeded rounds per candidate, two rounds of
@@ -63,20 +55,20 @@ def view_for(state: GameState, player: PlayerId) -> SeatView:
     )
 
 
-def choose(view: SeatView, swap_bar: int | None = None, cut_bar: int | None = None) -> Choice:
+def choose(view: SeatView, swap_bar: int | None = None, cut_bar: int | None = None) -> Move:
     """The computer seat's decision. The bars default to the derived tables; the derivation
     (``benchmarks/derive_strategy.py``) tries others through this very function."""
     rank = view.card.rank
     if view.card.is_king:
-        return Choice.KEEP  # never give away a king: it is the shield
+        return Move.KEEP  # never give away a king: it is the shield
     if view.is_dealer:
         bar = cut_bar if cut_bar is not None else lookup(CUT_AT_MOST, view.table_size)
-        return Choice.CUT if rank <= bar else Choice.KEEP
+        return Move.CUT if rank <= bar else Move.KEEP
     bar = swap_bar if swap_bar is not None else lookup(SWAP_AT_MOST, view.table_size)
     if view.given_away is not None and rank > view.given_away.rank and rank > 2:
         # A forced swap already improved this seat: do not gamble the better card away.
-        return Choice.KEEP
-    return Choice.SWAP if rank <= bar else Choice.KEEP
+        return Move.KEEP
+    return Move.SWAP if rank <= bar else Move.KEEP
 
 
 def computer_action(state: GameState) -> TurnAction:
@@ -84,9 +76,4 @@ def computer_action(state: GameState) -> TurnAction:
     player = state.actor
     if player is None:
         raise ValueError("no player is to act")
-    choice = choose(view_for(state, player))
-    if choice is Choice.CUT:
-        return Cut(player, state.turn)
-    if choice is Choice.SWAP:
-        return Swap(player, state.turn)
-    return Keep(player, state.turn)
+    return choose(view_for(state, player)).action(player, state.turn)

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 
 from telegram.constants import InlineKeyboardButtonLimit
 
-from cuckoo_bot.app import model
 from cuckoo_bot.app.model import whole_number
+from cuckoo_bot.domain.actions import Move
 
 VERSION = "1"
 MAX_BYTES = InlineKeyboardButtonLimit.MAX_CALLBACK_DATA  # 64 bytes
 
 # One letter per button kind.
 KEEP, SWAP, CUT = "k", "s", "c"
-MOVES = {KEEP: model.KEEP, SWAP: model.SWAP, CUT: model.CUT}  # key kind: the move's name
+MOVES = {KEEP: Move.KEEP, SWAP: Move.SWAP, CUT: Move.CUT}  # key kind: the move
 MOVE_KEYS = {name: kind for kind, name in MOVES.items()}  # the move's name: key kind
 JOIN, LEAVE, START, COMPUTER, CANCEL, MY_CARD, AGAIN = "j", "l", "g", "b", "x", "m", "a"
 SETTING, LANGUAGE = "o", "t"

@@ -35,7 +35,7 @@ from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player
 from cuckoo_bot.app.notices import NoticeKind
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.app.results import Outcome
-from cuckoo_bot.domain.actions import Keep, Timeout
+from cuckoo_bot.domain.actions import Cut, Keep, Move, Swap, Timeout
 from cuckoo_bot.domain.engine import legal_actions, new_game
 from cuckoo_bot.domain.events import RoundDealt
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
@@ -66,7 +66,6 @@ STAGE = {
     GameStatus.FINISHED: 2,
     GameStatus.CANCELLED: 2,
 }
-MOVE_NAMES = {"Keep": "keep", "Swap": "swap", "Cut": "cut"}
 
 
 def deps_on(uow: UnitOfWorkFactory, clock: StepClock, seed: int = 0) -> Deps:
@@ -610,7 +609,8 @@ class ReliabilityMachine(RuleBasedStateMachine):
             assert state is not None and state.round is not None
             options = legal_actions(state)
             choice = options[pick % len(options)]
-            move = MOVE_NAMES[type(choice).__name__]
+            assert isinstance(choice, Keep | Swap | Cut)
+            move = Move.of(choice)
             turn, round_no = state.turn, state.round.number
             update_id = self.fresh_update()
             outcome = self.send(

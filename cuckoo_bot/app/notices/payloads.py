@@ -9,7 +9,7 @@ from typing import Any
 
 from cuckoo_bot.app.model import GameStatus, RatingChange
 from cuckoo_bot.domain import codec
-from cuckoo_bot.domain.actions import PlayerId
+from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.events import (
     Event,
@@ -98,7 +98,7 @@ class TurnView:
     round: int
     turn: int
     actor: PlayerId
-    options: tuple[str, ...]
+    options: tuple[Move, ...]
     target: PlayerId | None = None  # whose card a swap takes; None for the dealer
     cuts_made: int = 0
     deadline: datetime | None = None
@@ -177,7 +177,7 @@ class PromptNote:
     turn: int
     card: Card
     lives: int
-    options: tuple[str, ...]  # keep, swap, cut
+    options: tuple[Move, ...]
     target: PlayerId | None = None  # whose card a swap takes; None for the dealer
     cuts_made: int = 0
     news: News = News.HELD

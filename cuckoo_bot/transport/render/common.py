@@ -11,6 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import MessageLimit
 
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
+from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
@@ -95,7 +96,7 @@ def keys(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
 
 
 def move_row(
-    tr: Translator, lang: str, options: Sequence[str], game: Game, round_no: int, turn: int
+    tr: Translator, lang: str, options: Sequence[Move], game: Game, round_no: int, turn: int
 ) -> list[tuple[str, str]]:
     """The keys of a turn (keep, swap, cut), naming the game, round and turn they answer."""
     return [

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from cuckoo_bot.domain.actions import Cut, Deal, Swap, TurnAction
+from cuckoo_bot.domain.actions import Cut, Deal, Move, Swap, TurnAction
 from cuckoo_bot.domain.cards import shuffled_deck
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.events import LifeLost
@@ -14,7 +14,6 @@ from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.strategy import (
     CUT_AT_MOST,
     SWAP_AT_MOST,
-    Choice,
     SeatView,
     choose,
     computer_action,
@@ -34,15 +33,15 @@ def view(code: str, size: int = 5, dealer: bool = False, given: str | None = Non
 
 
 def test_never_gives_away_a_king() -> None:
-    assert choose(view("KS", size=3)) is Choice.KEEP
-    assert choose(view("KS", size=3, dealer=True)) is Choice.KEEP
+    assert choose(view("KS", size=3)) is Move.KEEP
+    assert choose(view("KS", size=3, dealer=True)) is Move.KEEP
 
 
 def test_swaps_an_ace_and_keeps_a_queen_at_every_table_size() -> None:
     for size in range(3, 21):
-        assert choose(view("AS", size=size)) is Choice.SWAP
-        assert choose(view("AS", size=size, dealer=True)) is Choice.CUT
-        assert choose(view("QS", size=size)) is Choice.KEEP
+        assert choose(view("AS", size=size)) is Move.SWAP
+        assert choose(view("AS", size=size, dealer=True)) is Move.CUT
+        assert choose(view("QS", size=size)) is Move.KEEP
 
 
 def test_the_swap_bar_falls_as_the_table_grows() -> None:
@@ -54,9 +53,9 @@ def test_the_swap_bar_falls_as_the_table_grows() -> None:
 def test_keeps_a_card_a_forced_swap_brought_when_it_beats_what_was_given() -> None:
     low = lookup(SWAP_AT_MOST, 5)
     got = f"{low}H"
-    assert choose(view(got, size=5)) is Choice.SWAP
-    assert choose(view(got, size=5, given="3S")) is Choice.KEEP
-    assert choose(view("3S", size=5, given=got)) is Choice.SWAP
+    assert choose(view(got, size=5)) is Move.SWAP
+    assert choose(view(got, size=5, given="3S")) is Move.KEEP
+    assert choose(view("3S", size=5, given=got)) is Move.SWAP
 
 
 def test_computer_action_reads_the_seat_it_plays() -> None:
