@@ -9,8 +9,9 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from telegram.constants import FloodLimit
 
-from cuckoo_bot.app.deps import LOBBY_TIMEOUT, TURN_TIMEOUT
+from cuckoo_bot.app.deps import LOBBY_TIMEOUT, REVEAL_PAUSE, TURN_TIMEOUT, TURN_WARNING
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///cuckoo.db"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
@@ -47,14 +48,16 @@ class Settings(BaseSettings):
     lobby_timeout: float = Field(default=LOBBY_TIMEOUT, gt=0, le=86_400)
     # Seconds the reveal stays on its own before the next deal (the next turn's clock starts
     # after it); 0 deals at once.
-    reveal_pause: float = Field(default=4.0, ge=0, le=60)
+    reveal_pause: float = Field(default=REVEAL_PAUSE, ge=0, le=60)
     # Seconds before a turn runs out when the player is nudged privately; none for a turn
     # shorter than twice this, and 0 never nudges.
-    turn_warning: float = Field(default=20.0, ge=0, le=3_600)
+    turn_warning: float = Field(default=TURN_WARNING, ge=0, le=3_600)
     # Telegram lets a bot post about 20 messages a minute to one group; edits count too.
-    group_rate: int = Field(default=20, ge=1, le=100_000)
+    group_rate: int = Field(default=FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP, ge=1, le=100_000)
     # Seconds between two messages to one private chat (Telegram asks for about one a second).
-    private_interval: float = Field(default=1.0, ge=0, le=60)
+    private_interval: float = Field(
+        default=1 / FloodLimit.MESSAGES_PER_SECOND_PER_CHAT, ge=0, le=60
+    )
     # Seconds the bot keeps trying to reach Telegram at start (a network hiccup, a proxy still
     # starting) before it gives up with one line and exit code 2.
     start_timeout: float = Field(default=300.0, gt=0, le=86_400)

@@ -10,6 +10,10 @@ from cuckoo_bot.app.ports import UnitOfWorkFactory
 
 TURN_TIMEOUT = 90.0  # seconds a player has for a turn, unless their group sets its own
 LOBBY_TIMEOUT = 600.0  # seconds before a lobby starts by itself (enough players) or expires
+# The bot's own defaults (the settings'); the use cases' dependencies default to no pause and
+# no reminder, which their tests turn on when they are what is tested.
+REVEAL_PAUSE = 4.0  # seconds a reveal stands alone before the next deal
+TURN_WARNING = 20.0  # seconds before a turn runs out that its player is reminded
 
 
 @dataclass(frozen=True)

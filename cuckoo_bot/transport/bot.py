@@ -12,7 +12,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     LinkPreviewOptions,
 )
-from telegram.constants import ParseMode
+from telegram.constants import FloodLimit, ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults
 
 from cuckoo_bot.app import outbox, play
@@ -49,8 +49,8 @@ def build_application(
     deps: Deps,
     translator: Translator,
     metrics: Metrics | None = None,
-    group_rate: int = 20,
-    private_interval: float = 1.0,
+    group_rate: int = FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP,
+    private_interval: float = 1 / FloodLimit.MESSAGES_PER_SECOND_PER_CHAT,
     sole_poller: bool = False,
     ledger: CallLedger | None = None,
     instance: str = "local",

@@ -134,7 +134,7 @@ class PrivatePacer:
     """At least ``interval`` seconds between two messages sent to one private chat. Edits are
     not paced: they change what the chat shows without a new notification."""
 
-    def __init__(self, interval: float = 1.0) -> None:
+    def __init__(self, interval: float = 1 / FloodLimit.MESSAGES_PER_SECOND_PER_CHAT) -> None:
         self.interval = interval
         self._last: dict[int, float] = {}
 
