@@ -61,6 +61,12 @@ class Players:
         return time.monotonic() - max(self.tapped.values(), default=self.since)
 
 
+def _stalled(fake: FakeBotApi, bot: BotProcess) -> str:
+    """What a stalled game looked like: every chat, and the end of the bot's log."""
+    chats = "\n\n".join(f"--- chat {chat}\n{fake.transcript(chat)}" for chat in (GROUP, *PLAYERS))
+    return f"a tap was lost (or no prompt came)\n{chats}\n--- bot log\n{bot.log()[-4000:]}"
+
+
 def ready_at(fake: FakeBotApi) -> float:
     """When the newest bot process finished its start-up (the last command menu registered)."""
     return max(c.time for c in fake.calls("setMyCommands"))
@@ -145,7 +151,7 @@ async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
                 else:
                     await asyncio.sleep(0.1)
                 # The players tapped each prompt once: a lost tap would leave the game waiting.
-                assert players.stalled_for() < 20, f"a tap was lost\n{fake.transcript(GROUP)}"
+                assert players.stalled_for() < 20, _stalled(fake, bot)
         finally:
             playing.cancel()
     await fake.wait_idle(quiet=0.5, timeout=30)
