@@ -24,7 +24,7 @@ from cuckoo_bot.app.notices import (
     SentMessage,
 )
 from cuckoo_bot.transport.delivery.calls import Unreachable
-from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult
+from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult, keys_live
 from cuckoo_bot.transport.render import Rendered, group_language
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,10 @@ class PrivateLane(Lane):
         self.tools.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)
         doubted = self.tools.doubted(self.chat_id)
-        if self.tools.maybe_shown(notice) or doubted:
+        # A copy shown before a crash has keys only if this one does (a prompt, a Play again):
+        # a card dealt or a move answered left nothing to clear.
+        orphan_keys = self.tools.maybe_shown(notice) and keys_live(rendered.keyboard)
+        if orphan_keys or doubted:
             await self._clear_orphans(notice, below=message.message_id)
         if doubted:
             self.tools.settled(self.chat_id)
