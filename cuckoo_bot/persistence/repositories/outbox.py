@@ -61,7 +61,7 @@ class SqlOutbox:
         now = self._s.now()
         free = or_(
             OutboxRow.claim_until.is_(None),
-            OutboxRow.claim_until < now,
+            OutboxRow.claim_until <= now,  # a lease or a retry runs out at claim_until
             and_(OutboxRow.claimed_by == self._s.instance, OutboxRow.claim_until > now),
         )
         choice = select(OutboxRow.id).where(OutboxRow.sent_at.is_(None), free)
