@@ -23,7 +23,7 @@ def clock() -> FakeClock:
 @pytest.fixture
 def deps(world: World, clock: FakeClock) -> Deps:
     return Deps(
-        uow=FakeUnitOfWorkFactory(world),
+        uow=FakeUnitOfWorkFactory(world, clock),
         rng=random.Random(7),
         clock=clock,
         turn_timeout=90,

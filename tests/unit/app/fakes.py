@@ -1,4 +1,9 @@
-"""An in-memory unit of work with the store's semantics, for use-case tests without a database."""
+"""An in-memory unit of work with the store's semantics, for use-case tests without a database.
+
+It keeps the contract the SQL store keeps (``tests/contract`` runs the same statements over
+both): reads hand out copies and only ``save`` writes back, outbox notices are claimed by one
+instance at a time under a lease, and sent notices are pruned.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,16 @@ from typing import Self
 from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
 from cuckoo_bot.app.notices import Delivered, Notice, NoticeKind, SentMessage
-from cuckoo_bot.app.ports import ConcurrentUpdate
+from cuckoo_bot.app.outbox import LEASE
+from cuckoo_bot.app.ports import (
+    ChatRepository,
+    ConcurrentUpdate,
+    GameRepository,
+    OutboxRepository,
+    PlayerRepository,
+    StandingRepository,
+    UpdateLog,
+)
 
 # A deadline wakes a lobby, a turn, or a finished game's "Play again" key.
 TIMED = (GameStatus.LOBBY, GameStatus.RUNNING, GameStatus.FINISHED)
@@ -27,15 +41,25 @@ class World:
     games: dict[int, Game] = field(default_factory=dict)
     log: dict[int, list[LogEntry]] = field(default_factory=dict)
     outbox: dict[int, Notice] = field(default_factory=dict)
-    sent: set[int] = field(default_factory=set)
+    sent: dict[int, datetime] = field(default_factory=dict)  # notice id: when it was done
     messages: dict[int, tuple[int | None, bool]] = field(
         default_factory=dict
     )  # id: (message, keys)
+    # Who holds each undelivered notice, and until when: (instance, lease end); (None, retry)
+    # for a failed try waiting for its next one; (None, None) for a notice handed back.
+    claims: dict[int, tuple[str | None, datetime | None]] = field(default_factory=dict)
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
-    retry_at: dict[int, datetime] = field(default_factory=dict)  # failed notices: next try
     next_id: int = 1
     commits: int = 0
+
+    def waiting(self) -> list[int]:
+        """The notices whose last try failed, waiting for their next one."""
+        return [
+            i
+            for i, (holder, until) in self.claims.items()
+            if holder is None and until is not None and i not in self.sent
+        ]
 
     def __deepcopy__(self, memo: dict[int, object]) -> World:
         """A copy for a unit of work. What is frozen (log entries, notice payloads, game
@@ -43,12 +67,21 @@ class World:
         cost seconds."""
         for game in self.games.values():
             memo[id(game.state)] = game.state
-        rest = {k: v for k, v in self.__dict__.items() if k not in ("log", "outbox")}
+        flat = ("sent", "messages", "claims", "updates")  # immutable values: copied shallow
+        rest = {k: v for k, v in self.__dict__.items() if k not in ("log", "outbox", *flat)}
         new = World.__new__(World)
         new.__dict__.update(copy.deepcopy(rest, memo))
+        new.__dict__.update({k: copy.copy(self.__dict__[k]) for k in flat})
         new.log = {game: list(entries) for game, entries in self.log.items()}
         new.outbox = {i: copy.copy(notice) for i, notice in self.outbox.items()}
         return new
+
+
+def _game(game: Game) -> Game:
+    """A copy of a game that shares nothing its holder may change (the state is frozen)."""
+    new = copy.copy(game)
+    new.seats, new.offered, new.new_log = list(game.seats), list(game.offered), list(game.new_log)
+    return new
 
 
 class FakeChats:
@@ -56,24 +89,27 @@ class FakeChats:
         self.w = world
 
     async def get(self, chat_id: int, *, lock: bool = False) -> Chat | None:
-        return self.w.chats.get(chat_id)
+        chat = self.w.chats.get(chat_id)
+        return copy.copy(chat) if chat is not None else None
 
     async def add(self, chat: Chat) -> None:
-        self.w.chats[chat.id] = chat
+        self.w.chats[chat.id] = copy.copy(chat)
 
     async def save(self, chat: Chat) -> None:
-        self.w.chats[chat.id] = chat
+        if chat.id in self.w.chats:
+            self.w.chats[chat.id] = copy.copy(chat)
 
     async def migrate(self, old_id: int, new_id: int) -> None:
-        chat = self.w.chats.pop(old_id)
+        chat = self.w.chats.pop(old_id, None)
+        if chat is None:
+            return
         self.w.chats[new_id] = replace(chat, id=new_id, migrated_from=old_id)
         for game in self.w.games.values():
             if game.chat_id == old_id:
                 game.chat_id = new_id
         for key in [k for k in self.w.standings if k[0] == old_id]:
             row = self.w.standings.pop(key)
-            row.scope = new_id
-            self.w.standings[(new_id, key[1], key[2])] = row
+            self.w.standings[(new_id, key[1], key[2])] = replace(row, scope=new_id)
 
 
 class FakePlayers:
@@ -81,10 +117,11 @@ class FakePlayers:
         self.w = world
 
     async def get(self, player_id: int) -> Player | None:
-        return self.w.players.get(player_id)
+        player = self.w.players.get(player_id)
+        return copy.copy(player) if player is not None else None
 
     async def get_many(self, player_ids: Sequence[int]) -> dict[int, Player]:
-        return {p: self.w.players[p] for p in player_ids if p in self.w.players}
+        return {p: copy.copy(self.w.players[p]) for p in player_ids if p in self.w.players}
 
     async def upsert(self, player: Player) -> Player:
         old = self.w.players.get(player.id)
@@ -92,66 +129,76 @@ class FakePlayers:
             player = replace(
                 player,
                 can_dm=player.can_dm if player.can_dm is not None else old.can_dm,
-                language=old.language or player.language,
+                language=old.language if old.language is not None else player.language,
             )
-        self.w.players[player.id] = player
-        return player
+        self.w.players[player.id] = copy.copy(player)
+        return copy.copy(player)
 
     async def set_reachable(self, player_id: int, reachable: bool) -> None:
         if player_id in self.w.players:
             self.w.players[player_id] = replace(self.w.players[player_id], can_dm=reachable)
 
     async def set_language(self, player_id: int, language: str) -> None:
-        self.w.players[player_id] = replace(self.w.players[player_id], language=language)
+        if player_id in self.w.players:
+            self.w.players[player_id] = replace(self.w.players[player_id], language=language)
 
 
 class FakeGames:
+    def __init__(self, world: World) -> None:
+        self.w = world
+
+    def _loaded(self, game: Game) -> Game:
+        """A copy of the stored game with its chat, as the store reads it."""
+        found = _game(game)
+        chat = self.w.chats.get(game.chat_id)
+        found.chat = copy.copy(chat) if chat is not None else None
+        return found
+
     async def count_by_status(self) -> dict[GameStatus, int]:
         counts: dict[GameStatus, int] = {}
         for game in self.w.games.values():
             counts[game.status] = counts.get(game.status, 0) + 1
         return counts
 
-    def __init__(self, world: World) -> None:
-        self.w = world
-
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
         game = self.w.games.get(game_id)
-        if game is not None:
-            game.chat = self.w.chats.get(game.chat_id)
-        return game
+        return self._loaded(game) if game is not None else None
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
-        return next(
-            (g for g in self.w.games.values() if g.chat_id == chat_id and g.status.open), None
-        )
+        found = (g for g in self.w.games.values() if g.chat_id == chat_id and g.status.open)
+        game = next(found, None)
+        return self._loaded(game) if game is not None else None
 
     async def add(self, game: Game) -> Game:
         game.id = self.w.next_id
         self.w.next_id += 1
-        self.w.games[game.id] = game
-        self.w.log[game.id] = []
+        self.w.log[game.id] = list(game.new_log)
+        game.new_log = []
+        self.w.games[game.id] = _game(game)
         return game
 
     async def save(self, game: Game) -> None:
         stored = self.w.games.get(game.id)
-        if stored is not None and stored is not game and stored.version != game.version:
+        if stored is None or stored.version != game.version:
             raise ConcurrentUpdate(game.id)
         game.version += 1
         self.w.log[game.id].extend(game.new_log)
         game.new_log = []
-        self.w.games[game.id] = game
+        self.w.games[game.id] = _game(game)
+
+    def _timed(self) -> list[tuple[datetime, int, datetime]]:
+        """(deadline, id, wake) of the games a timer may wake, by deadline."""
+        return sorted(
+            (g.deadline, g.id, g.wake)
+            for g in self.w.games.values()
+            if g.status in TIMED and g.deadline is not None and g.wake is not None
+        )
 
     async def due(self, now: datetime, limit: int = 100) -> list[tuple[int, datetime]]:
-        rows = [
-            (g.id, g.wake)
-            for g in self.w.games.values()
-            if g.status in TIMED and g.wake and g.wake <= now
-        ]
-        return sorted(rows, key=lambda r: r[1])[:limit]  # type: ignore[return-value]
+        return [(i, wake) for _, i, wake in self._timed() if wake <= now][:limit]
 
     async def with_deadlines(self) -> list[tuple[int, datetime]]:
-        return [(g.id, g.wake) for g in self.w.games.values() if g.status in TIMED and g.wake]
+        return [(i, wake) for _, i, wake in self._timed()]
 
     async def log(self, game_id: int) -> list[LogEntry]:
         return list(self.w.log.get(game_id, []))
@@ -160,47 +207,83 @@ class FakeGames:
         done = [
             g
             for g in self.w.games.values()
-            if g.chat_id == chat_id and g.status.value == "finished"
+            if g.chat_id == chat_id and g.status is GameStatus.FINISHED
         ]
-        return sorted(done, key=lambda g: (g.finished_at, g.id), reverse=True)[:limit]
+        done.sort(key=lambda g: (g.finished_at, g.id), reverse=True)
+        return [self._loaded(g) for g in done[:limit]]
 
 
 class FakeOutbox:
-    def __init__(self, world: World, now: Callable[[], datetime]) -> None:
+    """The outbox as instance ``instance`` sees it: a notice is held by one instance at a time,
+    for ``lease`` unless renewed; a failed try is free for anyone once its retry is due."""
+
+    def __init__(
+        self, world: World, now: Callable[[], datetime], instance: str, lease: timedelta
+    ) -> None:
         self.w = world
         self.now = now
+        self.instance = instance
+        self.lease = lease
+
+    def _hold(self, notice_id: int) -> None:
+        self.w.claims[notice_id] = (self.instance, self.now() + self.lease)
+
+    def _undelivered(self) -> list[int]:
+        return [i for i in sorted(self.w.outbox) if i not in self.w.sent]
 
     async def add_many(self, notices: Sequence[Notice]) -> None:
+        now = self.now()
         for notice in notices:
             notice.id = self.w.next_id
+            notice.created_at = notice.created_at or now
             self.w.next_id += 1
-            self.w.outbox[notice.id] = notice
+            self.w.outbox[notice.id] = replace(notice, attempts=0)
+            self._hold(notice.id)  # the press that made them delivers them
+
+    def _free(self, notice_id: int, now: datetime) -> bool:
+        holder, until = self.w.claims.get(notice_id, (None, None))
+        return until is None or until <= now or holder == self.instance
 
     async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
-        # One instance: every notice not sent is this one's, unless it waits for a retry.
         now = self.now()
-        rows = [
-            n
-            for i, n in sorted(self.w.outbox.items())
-            if i not in self.w.sent and self.w.retry_at.get(i, now) <= now
-        ]
-        return [n for n in rows if chat_id is None or n.chat_id == chat_id][:limit]
+        chosen = [
+            i
+            for i in self._undelivered()
+            if (chat_id is None or self.w.outbox[i].chat_id == chat_id) and self._free(i, now)
+        ][:limit]
+        for i in chosen:
+            self._hold(i)
+        return [copy.copy(self.w.outbox[i]) for i in chosen]
 
     async def renew(self, ids: Collection[int]) -> None:
-        return None
+        for i in ids:
+            holder, _ = self.w.claims.get(i, (None, None))
+            if i in self.w.outbox and i not in self.w.sent and holder == self.instance:
+                self._hold(i)
 
     async def take_back(self, *, everyone: bool) -> int:
-        # One instance holds everything already.
-        return sum(1 for i in self.w.outbox if i not in self.w.sent and i not in self.w.retry_at)
+        # A failed try waiting for its retry has no holder: untouched.
+        taken = [
+            i
+            for i in self._undelivered()
+            if (holder := self.w.claims.get(i, (None, None))[0]) is not None
+            and (everyone or holder == self.instance)
+        ]
+        for i in taken:
+            self._hold(i)
+        return len(taken)
 
     async def hand_back(self) -> int:
-        return 0
+        mine = [i for i in self._undelivered() if self.w.claims.get(i, (None,))[0] == self.instance]
+        for i in mine:
+            self.w.claims[i] = (None, None)
+        return len(mine)
 
     def _shown_in(self, chat_id: int) -> dict[int, int]:
         return {
             i: m
             for i, (m, _) in self.w.messages.items()
-            if m and self.w.outbox[i].chat_id == chat_id
+            if m is not None and self.w.outbox[i].chat_id == chat_id
         }
 
     async def newest_before(self, chat_id: int, notice_id: int) -> int:
@@ -210,10 +293,21 @@ class FakeOutbox:
         return frozenset(m for m in self._shown_in(chat_id).values() if low <= m <= high)
 
     async def prune(self, before: datetime) -> int:
-        return 0
+        open_games = {i for i, g in self.w.games.items() if g.status.open}
+        gone = [
+            i
+            for i, at in self.w.sent.items()
+            if at < before
+            and not self.w.messages.get(i, (None, False))[1]
+            and self.w.outbox[i].game_id not in open_games
+        ]
+        for i in gone:
+            for rows in (self.w.outbox, self.w.sent, self.w.messages, self.w.claims):
+                rows.pop(i, None)
+        return len(gone)
 
     async def backlog(self) -> int:
-        return sum(1 for i in self.w.outbox if i not in self.w.sent)
+        return len(self._undelivered())
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         shown = [
@@ -225,30 +319,29 @@ class FakeOutbox:
         for n, _, _ in shown:
             if n.kind in (NoticeKind.LOBBY, NoticeKind.TABLE, NoticeKind.PLAYED):
                 newest[(n.kind, n.chat_id)] = n.id
-        top = {
-            chat: max(
-                (m or 0)
-                for i, (m, _) in self.w.messages.items()
-                if self.w.outbox[i].chat_id == chat
-            )
-            for chat in {n.chat_id for n, _, _ in shown}
-        }
+        chats = {n.chat_id for n, _, _ in shown}
+        top = {chat: max(self._shown_in(chat).values()) for chat in chats}
         return [
-            SentMessage(n, message_id or 0, live, top[n.chat_id])
+            SentMessage(copy.copy(n), message_id or 0, live, top[n.chat_id])
             for n, message_id, live in shown
             if live or newest.get((n.kind, n.chat_id)) == n.id
         ]
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
+        now = self.now()
         for d in delivered:
-            if d.retry_at is not None:
-                self.w.retry_at[d.notice_id] = d.retry_at
-                notice = self.w.outbox[d.notice_id]
-                notice.attempts += d.tries
+            notice = self.w.outbox.get(d.notice_id)
+            if notice is None:  # pruned meanwhile
                 continue
-            self.w.sent.add(d.notice_id)
+            notice.attempts += d.tries
             message, _ = self.w.messages.get(d.notice_id, (None, False))
-            self.w.messages[d.notice_id] = (d.message_id or message, d.live_keys)
+            message = d.message_id if d.message_id is not None else message
+            self.w.messages[d.notice_id] = (message, d.live_keys)
+            if d.retry_at is not None:
+                # Not done: free for any instance from ``retry_at`` on.
+                self.w.claims[d.notice_id] = (None, d.retry_at)
+            else:
+                self.w.sent.setdefault(d.notice_id, now)
 
 
 class FakeStandings:
@@ -259,7 +352,7 @@ class FakeStandings:
         self, scope: int, season: str, player_ids: Sequence[int]
     ) -> dict[int, Standing]:
         return {
-            p: self.w.standings[(scope, season, p)]
+            p: copy.copy(self.w.standings[(scope, season, p)])
             for p in player_ids
             if (scope, season, p) in self.w.standings
         }
@@ -267,24 +360,31 @@ class FakeStandings:
     async def claim(
         self, scope: int, season: str, player_ids: Sequence[int]
     ) -> dict[int, Standing]:
-        found = await self.get_many(scope, season, player_ids)
-        return {
-            p: found.get(p) or Standing(player_id=p, scope=scope, season=season) for p in player_ids
-        }
+        for p in player_ids:  # made if missing
+            self.w.standings.setdefault(
+                (scope, season, p), Standing(player_id=p, scope=scope, season=season)
+            )
+        return await self.get_many(scope, season, sorted(set(player_ids)))
 
     async def save(self, standing: Standing) -> None:
-        self.w.standings[(standing.scope, standing.season, standing.player_id)] = standing
+        key = (standing.scope, standing.season, standing.player_id)
+        self.w.standings[key] = copy.copy(standing)
 
     async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
         rows = [s for (sc, se, _), s in self.w.standings.items() if sc == scope and se == season]
-        return sorted(rows, key=lambda s: (-s.rating, -s.wins, s.player_id))[:limit]
+        rows.sort(key=lambda s: (-s.rating, -s.wins, s.player_id))
+        return [copy.copy(s) for s in rows[:limit]]
 
     async def places(self, scope: int, season: str, player_ids: Sequence[int]) -> dict[int, int]:
-        order = [s.player_id for s in await self.table(scope, season, limit=10_000)]
+        order = [s.player_id for s in await self.table(scope, season, limit=len(self.w.standings))]
         return {p: order.index(p) + 1 for p in player_ids if p in order}
 
     async def of_player(self, player_id: int, season: str) -> list[Standing]:
-        return [s for (_, se, p), s in self.w.standings.items() if p == player_id and se == season]
+        return [
+            copy.copy(s)
+            for (_, se, p), s in sorted(self.w.standings.items())
+            if p == player_id and se == season
+        ]
 
 
 class FakeUpdates:
@@ -299,29 +399,56 @@ class FakeUpdates:
 
 
 class FakeUnitOfWorkFactory:
-    """``ports.UnitOfWorkFactory`` over one in-memory world (every mode behaves the same)."""
+    """``ports.UnitOfWorkFactory`` over one in-memory world (every mode behaves the same).
 
-    def __init__(self, world: World, clock: Clock | None = None) -> None:
+    ``instance`` names this process in outbox claims; several factories over one world are
+    several instances sharing a database."""
+
+    def __init__(
+        self,
+        world: World,
+        clock: Clock | None = None,
+        *,
+        instance: str = "local",
+        lease: timedelta = LEASE,
+    ) -> None:
         self.world = world
         self.clock = clock or FakeClock()
+        self.instance = instance
+        self.lease = lease
 
     def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
-        return FakeUnitOfWork(self.world, self.clock.now)
+        return FakeUnitOfWork(self.world, self.clock.now, self.instance, self.lease)
 
 
 class FakeUnitOfWork:
     """Works on a deep copy of the world; commit swaps it in, so a missing commit loses all."""
 
-    def __init__(self, world: World, now: Callable[[], datetime]) -> None:
+    chats: ChatRepository
+    players: PlayerRepository
+    games: GameRepository
+    outbox: OutboxRepository
+    standings: StandingRepository
+    updates: UpdateLog
+
+    def __init__(
+        self,
+        world: World,
+        now: Callable[[], datetime],
+        instance: str = "local",
+        lease: timedelta = LEASE,
+    ) -> None:
         self._world = world
         self._now = now
+        self._instance = instance
+        self._lease = lease
 
     async def __aenter__(self) -> Self:
         self._draft = copy.deepcopy(self._world)
         self.chats = FakeChats(self._draft)
         self.players = FakePlayers(self._draft)
         self.games = FakeGames(self._draft)
-        self.outbox = FakeOutbox(self._draft, self._now)
+        self.outbox = FakeOutbox(self._draft, self._now, self._instance, self._lease)
         self.standings = FakeStandings(self._draft)
         self.updates = FakeUpdates(self._draft)
         return self

@@ -346,7 +346,7 @@ async def test_everyone_out_in_the_same_reveal_share_the_victory_and_the_league_
     from cuckoo_bot.i18n.translator import Translator
     from cuckoo_bot.transport.render import Renderer
 
-    deps = Deps(uow=FakeUnitOfWorkFactory(world), rng=AllFours(3), clock=clock)
+    deps = Deps(uow=FakeUnitOfWorkFactory(world, clock), rng=AllFours(3), clock=clock)
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     for _ in range(20):
         game = the_game(world, game_id)
@@ -541,7 +541,7 @@ async def play_to_the_first_reveal(deps: Deps, world: World, game_id: int) -> Ou
 async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_clock(
     world: World, group: Chat, clock: FakeClock
 ) -> None:
-    deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
+    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
     deps = replace(deps, reveal_pause=4)
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     last = await play_to_the_first_reveal(deps, world, game_id)
@@ -579,7 +579,7 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
 async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(
     world: World, group: Chat, clock: FakeClock
 ) -> None:
-    deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
+    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
     deps = replace(deps, turn_warning=20)
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     game = the_game(world, game_id)
@@ -609,7 +609,7 @@ async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(
 async def test_no_nudge_on_a_short_turn_nor_for_a_turn_already_played(
     world: World, group: Chat, clock: FakeClock
 ) -> None:
-    short = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=30)
+    short = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=30)
     short = replace(short, turn_warning=20)
     game_id = await running_game(short, group, [ANN, BEN, CLEO])
     assert the_game(world, game_id).warn_at is None  # 30 s is shorter than twice 20 s
@@ -630,7 +630,7 @@ async def test_no_nudge_on_a_short_turn_nor_for_a_turn_already_played(
 async def test_a_bot_woken_after_the_turn_ran_out_sends_no_late_reminder(
     world: World, group: Chat, clock: FakeClock
 ) -> None:
-    deps = Deps(FakeUnitOfWorkFactory(world), random.Random(7), clock, turn_timeout=90)
+    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
     deps = replace(deps, turn_warning=20)
     game_id = await running_game(deps, group, [ANN, BEN, CLEO])
     turn = the_game(world, game_id).state.turn

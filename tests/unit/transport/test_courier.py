@@ -9,7 +9,6 @@ import asyncio
 import random
 import re
 from collections.abc import AsyncIterator
-from datetime import timedelta
 
 import pytest
 from telegram import Bot
@@ -20,7 +19,7 @@ from cuckoo_bot.app import lobby, outbox, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
 from cuckoo_bot.app.notices import CloseNote, CloseReason, DealNote, Notice, NoticeKind
-from cuckoo_bot.app.outbox import MAX_TRIES
+from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
@@ -312,7 +311,7 @@ async def test_a_notice_that_fails_is_tried_again_later_or_given_up_and_never_ho
     table = Table(fake, bot, players=3, rate=1000)
     table.courier.tools.renderer = FlakyDeals(failures)
     await table.start()
-    (failed,) = table.world.retry_at  # one deal failed; everything else of the start went out
+    (failed,) = table.world.waiting()  # one deal failed; everything else of the start went out
     notice = table.world.outbox[failed]
     assert notice.kind is NoticeKind.DEAL
     unsent = [i for i in table.world.outbox if i not in table.world.sent]
@@ -362,7 +361,7 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
 
 def _forget(table: Table, notice_id: int) -> None:
     """The process crashed after Telegram showed the notice and before its mark was written."""
-    table.world.sent.discard(notice_id)
+    table.world.sent.pop(notice_id, None)
     table.world.messages.pop(notice_id, None)
 
 
@@ -419,7 +418,7 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_ove
     _forget(table, prompt.id)
     # The process that died still held it for a while (its claim's lease): the new life plays
     # the round on first, so that player's next card is a message the store knows.
-    table.world.retry_at[prompt.id] = table.clock.now() + timedelta(seconds=6)
+    table.world.claims[prompt.id] = ("the process that died", table.clock.now() + LEASE)
     courier = _restarted(table, bot)
     while table.world.games[game_id].state.rounds_dealt == 1:
         state = table.world.games[game_id].state
