@@ -13,8 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from cuckoo_bot.app.model import Game, GameStatus, LogEntry
-from cuckoo_bot.app.ports import ConcurrentUpdate, UnitOfWorkFactory
+from cuckoo_bot.app.model import GameStatus, LogEntry
+from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.actions import Deal, Resign
 from cuckoo_bot.domain.events import LifeLost, Revealed, RoundDealt
 from cuckoo_bot.domain.state import GameState, Phase
@@ -195,52 +195,3 @@ async def test_one_open_game_per_chat(uow_factory: UnitOfWorkFactory) -> None:
         await uow.games.save(closed)
         await uow.games.add(lobby())  # once the first is over, a new one may open
         await uow.commit()
-
-
-async def test_stale_save_raises_concurrent_update(uow_factory: UnitOfWorkFactory) -> None:
-    async with uow_factory() as uow:
-        await seed(uow)
-        game = await uow.games.add(lobby())
-        await uow.commit()
-    async with uow_factory() as uow:
-        stale = await uow.games.get(game.id)
-    async with uow_factory() as uow:
-        fresh = await uow.games.get(game.id)
-        assert fresh is not None
-        fresh.seats.pop()
-        await uow.games.save(fresh)
-        await uow.commit()
-    assert stale is not None and stale.version == 0
-    entry = LogEntry(action=None, events=(), at=START)
-    stale.new_log.append(entry)
-    async with uow_factory() as uow:
-        with pytest.raises(ConcurrentUpdate):
-            await uow.games.save(stale)
-    assert stale.new_log == [entry] and stale.version == 0
-    async with uow_factory() as uow:
-        assert await uow.games.get(game.id) == fresh
-        assert await uow.games.log(game.id) == []
-
-
-async def test_a_chats_finished_games_latest_first(uow_factory: UnitOfWorkFactory) -> None:
-    games: list[Game] = []
-    async with uow_factory() as uow:
-        await seed(uow, (CHAT_ID, CHAT_ID - 1))
-        for i, (chat_id, status) in enumerate(
-            [
-                (CHAT_ID, GameStatus.FINISHED),
-                (CHAT_ID - 1, GameStatus.FINISHED),
-                (CHAT_ID, GameStatus.CANCELLED),
-                (CHAT_ID, GameStatus.FINISHED),
-            ]
-        ):
-            ended = START + timedelta(hours=i)
-            game = lobby(chat_id, status=status, created_at=START, finished_at=ended)
-            games.append(await uow.games.add(game))
-        await uow.commit()
-    async with uow_factory(read_only=True) as uow:
-        found = await uow.games.finished_in_chat(CHAT_ID)
-        assert [g.id for g in found] == [games[3].id, games[0].id]  # finished only, this chat
-        assert found[0].chat is not None and found[0].chat.id == CHAT_ID
-        assert [g.id for g in await uow.games.finished_in_chat(CHAT_ID, limit=1)] == [games[3].id]
-        assert await uow.games.finished_in_chat(12345) == []

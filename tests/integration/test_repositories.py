@@ -1,7 +1,9 @@
-"""Chats, players, the outbox, standings and the update log against a real database."""
+"""What only the SQL store does, beyond the contract every store keeps (``tests/contract``):
+names kept byte for byte, and the processed-updates log forgetting old ids."""
 
 from __future__ import annotations
 
+<<<<<<< HEAD
 import random
 from dataclasses import replace
 from datetime import timedelta
@@ -19,53 +21,12 @@ from cuckoo_bot.app.notices import (
     PromptNote,
     TableView,
 )
+=======
+>>>>>>> eb8899a (tests/contract: the ports' contract stated once and run over the in-memory store, SQLite and PostgreSQL (chats, players, games, deadlines, the outbox's order, leases, renewals, retries, take back, hand back, marks, edit targets and pruning, the league, processed updates, the unit of work); the pure contract statements move there from tests/integration, which keeps what only SQL does (hostile names kept exactly, update ids forgotten after a day, concurrent claims, derived rows, the one-open-game constraint))
 from cuckoo_bot.app.ports import UnitOfWorkFactory
-from cuckoo_bot.domain.cards import Card
-from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.repositories import UPDATES_PRUNE_EVERY
 from tests.databases import StepClock
 from tests.hostile import hostile_players
-from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, START, chat, lobby, seed
-
-
-async def test_chat_round_trip_keeps_house_rules(uow_factory: UnitOfWorkFactory) -> None:
-    stored = chat(rules=ODD_RULES, turn_timeout=42.5, language="fr")
-    async with uow_factory() as uow:
-        await uow.chats.add(stored)
-        await uow.commit()
-    async with uow_factory() as uow:
-        assert await uow.chats.get(CHAT_ID) == stored
-        assert await uow.chats.get(CHAT_ID + 1) is None
-        changed = replace(stored, title="Renamed", rules=HouseRules(), turn_timeout=None)
-        changed.active = False
-        await uow.chats.save(changed)
-        await uow.commit()
-    async with uow_factory() as uow:
-        assert await uow.chats.get(CHAT_ID, lock=True) == changed
-
-
-async def test_player_upsert_keeps_what_is_known(uow_factory: UnitOfWorkFactory) -> None:
-    ann = Player(id=7_000_000_001, first_name="Ann", username="ann", language="es", can_dm=True)
-    async with uow_factory() as uow:
-        assert await uow.players.upsert(ann) == ann
-        await uow.commit()
-    async with uow_factory() as uow:
-        # A later sighting: new name, no news on DMs, Telegram's language ignored once known.
-        again = Player(id=ann.id, first_name="Annie", last_name="A", language="fr")
-        expected = replace(again, can_dm=True, language="es")
-        assert await uow.players.upsert(again) == expected
-        assert await uow.players.get(ann.id) == expected
-        assert (await uow.players.upsert(replace(again, can_dm=False))).can_dm is False
-        await uow.players.set_language(ann.id, "fr")
-        await uow.commit()
-    async with uow_factory() as uow:
-        stored = await uow.players.get(ann.id)
-        assert stored == replace(expected, can_dm=False, language="fr")
-        robot = await uow.players.upsert(PLAYERS[3])
-        assert robot == PLAYERS[3]
-        found = await uow.players.get_many([ann.id, robot.id, 42])
-        assert found == {ann.id: stored, robot.id: robot}
-        assert await uow.players.get_many([]) == {}
 
 
 async def test_hostile_names_are_stored_as_they_came(uow_factory: UnitOfWorkFactory) -> None:
@@ -79,6 +40,7 @@ async def test_hostile_names_are_stored_as_they_came(uow_factory: UnitOfWorkFact
     assert stored == {p.id: p for p in people}  # shown readable, but kept exactly
 
 
+<<<<<<< HEAD
 async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkFactory) -> None:
     async with uow_factory() as uow:
         await seed(uow)
@@ -106,23 +68,30 @@ async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkF
 
 
 async def test_first_time_dedupes_updates(uow_factory: UnitOfWorkFactory, clock: StepClock) -> None:
+=======
+async def test_processed_update_ids_are_forgotten_a_day_later(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+>>>>>>> eb8899a (tests/contract: the ports' contract stated once and run over the in-memory store, SQLite and PostgreSQL (chats, players, games, deadlines, the outbox's order, leases, renewals, retries, take back, hand back, marks, edit targets and pruning, the league, processed updates, the unit of work); the pure contract statements move there from tests/integration, which keeps what only SQL does (hostile names kept exactly, update ids forgotten after a day, concurrent claims, derived rows, the one-open-game constraint))
     async with uow_factory() as uow:
         assert await uow.updates.first_time(10) is True
-        assert await uow.updates.first_time(10) is False
-        assert await uow.updates.first_time(11) is True
+        assert await uow.updates.first_time(UPDATES_PRUNE_EVERY * 2) is True  # sweeps nothing yet
         await uow.commit()
     async with uow_factory() as uow:
         assert await uow.updates.first_time(10) is False
-        assert await uow.updates.first_time(12) is True
-        await uow.commit()
     # A day later an update whose id is a multiple of UPDATES_PRUNE_EVERY sweeps the old ids out.
     clock.advance(days=1, seconds=1)
     async with uow_factory() as uow:
+        assert await uow.updates.first_time(11) is True  # not a multiple: no sweep
+        assert await uow.updates.first_time(10) is False
         assert await uow.updates.first_time(UPDATES_PRUNE_EVERY * 3) is True
         await uow.commit()
     async with uow_factory() as uow:
         assert await uow.updates.first_time(10) is True
+        assert await uow.updates.first_time(UPDATES_PRUNE_EVERY * 2) is True
+        assert await uow.updates.first_time(11) is False  # seen today: kept
         assert await uow.updates.first_time(UPDATES_PRUNE_EVERY * 3) is False
+<<<<<<< HEAD
 
 
 async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit(
@@ -358,3 +327,5 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
     # Below the copy sent again, nearest first, never under the earlier notices' newest.
     assert await outbox.unaccounted(deps, player, prompt, below=12, span=20) == [11, 10, 8, 7, 6, 5]
     assert await outbox.unaccounted(deps, player, prompt, below=5, span=20) == []
+=======
+>>>>>>> eb8899a (tests/contract: the ports' contract stated once and run over the in-memory store, SQLite and PostgreSQL (chats, players, games, deadlines, the outbox's order, leases, renewals, retries, take back, hand back, marks, edit targets and pruning, the league, processed updates, the unit of work); the pure contract statements move there from tests/integration, which keeps what only SQL does (hostile names kept exactly, update ids forgotten after a day, concurrent claims, derived rows, the one-open-game constraint))

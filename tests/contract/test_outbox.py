@@ -1,0 +1,405 @@
+"""The outbox: notices come out oldest first, each held by one instance at a time under a
+lease it renews; a stopping instance hands them back, a new life takes its own back; a failed
+try waits for its retry; marks record what was shown, where, and with keys; old sent notices
+nothing edits are pruned."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+from cuckoo_bot.app import dispatch
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.dispatch import LEASE, MAX_TRIES, Delivered
+from cuckoo_bot.app.model import GameStatus
+from cuckoo_bot.app.notices import (
+    Announcement,
+    DealNote,
+    LobbyView,
+    Notice,
+    NoticeKind,
+    PlayedNote,
+    PromptNote,
+    TableView,
+)
+from cuckoo_bot.app.ports import UnitOfWorkFactory
+from cuckoo_bot.domain.cards import Card
+from tests.contract.conftest import Store
+from tests.databases import StepClock
+from tests.integration.builders import CHAT_ID, PLAYERS, lobby, seed
+
+ACE = Card.from_code("AS")
+ANN, BEA = PLAYERS[0].id, PLAYERS[1].id
+
+
+def _note(text: str, game_id: int | None = None, chat_id: int = CHAT_ID) -> Notice:
+    return Notice(NoticeKind.ANNOUNCE, chat_id, Announcement(text, {}), game_id)
+
+
+async def _add(factory: UnitOfWorkFactory, notices: list[Notice]) -> list[int]:
+    async with factory() as uow:
+        await uow.outbox.add_many(notices)
+        await uow.commit()
+    return [n.id for n in notices]
+
+
+async def _claim(
+    factory: UnitOfWorkFactory, chat_id: int | None = None, limit: int = 100
+) -> list[int]:
+    async with factory() as uow:
+        found = await uow.outbox.claim(chat_id, limit)
+        await uow.commit()
+    return [n.id for n in found]
+
+
+async def _mark(factory: UnitOfWorkFactory, *delivered: Delivered) -> None:
+    async with factory(autocommit=True) as uow:
+        await uow.outbox.mark(delivered)
+        await uow.commit()
+
+
+async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow)
+        first = await uow.games.add(lobby(status=GameStatus.FINISHED))
+        second = await uow.games.add(lobby())
+        player = PLAYERS[0].id
+        notices = [
+            Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby", (1, 2)), first.id, thread_id=77),
+            Notice(NoticeKind.DEAL, player, DealNote(1, ACE, 2, 1, 3), second.id),
+            Notice(NoticeKind.ANNOUNCE, CHAT_ID, Announcement("Misdealt", {"round": 1})),
+            Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), first.id),
+            Notice(
+                NoticeKind.PROMPT, player, PromptNote(1, 4, ACE, 3, ("keep", "swap"), 2), second.id
+            ),
+        ]
+        await uow.outbox.add_many(notices)
+        await uow.commit()
+    ids = [n.id for n in notices]
+    assert ids == sorted(ids) and len(set(ids)) == 5
+    assert all(n.created_at == clock.now() for n in notices)
+    async with uow_factory() as uow:
+        assert await uow.outbox.claim() == notices  # typed payloads round-trip
+        assert await uow.outbox.claim(limit=2) == notices[:2]
+        assert await uow.outbox.claim(chat_id=player) == [notices[1], notices[4]]
+        assert await uow.outbox.backlog() == 5
+    await _mark(
+        uow_factory,
+        Delivered(ids[0], message_id=501, live_keys=True),
+        Delivered(ids[2], error="Forbidden: bot was blocked by the user"),
+        Delivered(ids[1], message_id=7),
+        Delivered(ids[4], message_id=8, live_keys=True),
+    )
+    async with uow_factory() as uow:
+        assert await uow.outbox.claim() == [notices[3]]
+        assert await uow.outbox.backlog() == 1
+        sent = await uow.outbox.sent(second.id)
+        # The prompt still has keys, and it is the newest message in the player's chat.
+        assert [(s.notice.id, s.message_id, s.live_keys, s.newest) for s in sent] == [
+            (ids[4], 8, True, 8)
+        ]
+        # A later edit of the same message takes its keys off (the row stays sent).
+        await uow.outbox.mark([Delivered(ids[4], None, False, tries=0)])
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.outbox.sent(second.id) == []
+        (lobby_message,) = await uow.outbox.sent(first.id)
+        assert lobby_message.message_id == 501 and lobby_message.notice == notices[0]
+        assert await uow.outbox.claim() == [notices[3]]
+
+
+async def test_claims_come_oldest_first_across_chats_and_by_chat_on_request(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow)
+        await uow.commit()
+    # Two chats' notices interleaved: every chat's come in the order they were made.
+    a1, b1, a2, b2, a3 = await _add(
+        uow_factory,
+        [_note("a1"), _note("b1", chat_id=ANN), _note("a2"), _note("b2", chat_id=ANN), _note("a3")],
+    )
+    assert await _claim(uow_factory) == [a1, b1, a2, b2, a3]
+    assert await _claim(uow_factory, limit=3) == [a1, b1, a2]
+    assert await _claim(uow_factory, chat_id=CHAT_ID) == [a1, a2, a3]
+    assert await _claim(uow_factory, chat_id=ANN, limit=1) == [b1]
+    assert await _claim(uow_factory, chat_id=BEA) == []
+    async with uow_factory() as uow:
+        await uow.outbox.add_many([])  # nothing to add is fine
+        assert await uow.outbox.backlog() == 5
+
+
+async def test_a_notice_is_held_by_the_instance_that_made_it_until_its_lease_runs_out(
+    store: Store, clock: StepClock
+) -> None:
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        made = [_note("a"), _note("b")]
+        await uow.outbox.add_many(made)
+        await uow.commit()
+    assert await _claim(two) == []  # "one" is delivering them
+    assert await _claim(one) == [n.id for n in made]  # still its own
+    # "one" renews what it still has in hand; the other lease runs out (the instance died).
+    clock.advance(seconds=LEASE.total_seconds() - 1)
+    async with one(autocommit=True) as uow:
+        await uow.outbox.renew([made[0].id])
+        await uow.commit()
+    clock.advance(seconds=2)
+    assert await _claim(two) == [made[1].id]
+    assert await _claim(one) == [made[0].id]
+    # Each now holds one under a running lease: neither takes the other's.
+    assert await _claim(two) == [made[1].id]
+
+
+async def test_a_lease_runs_out_at_its_end_for_everyone(store: Store, clock: StepClock) -> None:
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        await uow.commit()
+    (made,) = await _add(one, [_note("a")])
+    clock.advance(seconds=LEASE.total_seconds(), microseconds=-1)
+    assert await _claim(two) == []
+    clock.advance(microseconds=1)  # the very end of the lease: free, and "two" takes it
+    assert await _claim(two) == [made]
+    assert await _claim(one) == []
+
+
+async def test_renewing_holds_only_what_the_instance_itself_holds(
+    store: Store, clock: StepClock
+) -> None:
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        await uow.commit()
+    mine, theirs = await _add(one, [_note("mine"), _note("theirs")])
+    clock.advance(seconds=LEASE.total_seconds() + 1)
+    assert await _claim(two, limit=1) == [mine]  # "one" died; "two" takes the first
+    async with one(autocommit=True) as uow:  # "one" was alive after all, and renews both
+        await uow.outbox.renew([mine, theirs])
+        await uow.commit()
+    async with one(autocommit=True) as uow:
+        await uow.outbox.renew([])  # nothing to renew is fine
+        await uow.commit()
+    three = store.instance("three")
+    assert await _claim(three) == []  # "two" holds the first, "one" renewed the second
+    assert await _claim(two) == [mine]
+    assert await _claim(one) == [theirs]
+
+
+async def test_a_failing_notice_waits_longer_each_time_and_is_given_up_without_blocking(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow)
+        bad, good = _note("bad"), _note("good")
+        await uow.outbox.add_many([bad, good])
+        await uow.commit()
+    waits = []
+    for tries in range(MAX_TRIES):
+        async with uow_factory() as uow:
+            claimed = await uow.outbox.claim()
+            await uow.commit()
+        assert claimed and claimed[0].id == bad.id
+        assert claimed[0].attempts == tries  # the store counts the failed tries
+        done = dispatch.failed(claimed[0], "KeyError: 'x'", clock.now())
+        await _mark(uow_factory, done)
+        if done.retry_at is None:
+            assert done.error is not None and done.error.startswith(f"gave up after {MAX_TRIES}")
+            break
+        waits.append((done.retry_at - clock.now()).total_seconds())
+        # Waiting for its next try: only the one behind it, until the retry is due.
+        assert await _claim(uow_factory) == [good.id]
+        clock.advance(seconds=waits[-1], microseconds=-1)
+        assert await _claim(uow_factory) == [good.id]
+        clock.advance(microseconds=1)
+    assert waits == [2, 4, 8, 16, 32]
+    assert await _claim(uow_factory) == [good.id]
+    async with uow_factory() as uow:
+        assert await uow.outbox.backlog() == 1
+
+
+async def test_a_retry_is_free_for_any_instance_once_due(store: Store, clock: StepClock) -> None:
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        await uow.commit()
+    (failing,) = await _add(one, [_note("failing")])
+    await _mark(one, Delivered(failing, error="boom", retry_at=clock.now() + timedelta(seconds=4)))
+    assert await _claim(one) == [] and await _claim(two) == []
+    clock.advance(seconds=4)
+    assert await _claim(two) == [failing]
+    assert await _claim(one) == []  # "two" holds it now
+
+
+async def test_a_new_life_of_an_instance_takes_its_own_claims_back_at_once(
+    store: Store, clock: StepClock
+) -> None:
+    async with store.instance("host-a")() as uow:
+        await seed(uow)
+        made = [_note("a"), _note("b")]
+        await uow.outbox.add_many(made)
+        await uow.commit()
+    # The process dies at once and starts again under the same name: no lease to wait for.
+    again = Deps(uow=store.instance("host-a"), rng=random.Random(1), clock=clock)
+    other = Deps(uow=store.instance("host-b"), rng=random.Random(1), clock=clock)
+    assert await dispatch.take_back(other, everyone=False) == 0  # not "host-b"'s
+    assert (await dispatch.pending(other)).notices == []
+    assert await dispatch.take_back(again, everyone=False) == 2
+    assert [n.id for n in (await dispatch.pending(again)).notices] == [n.id for n in made]
+
+
+async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting(
+    store: Store, clock: StepClock
+) -> None:
+    async with store.instance("old")() as uow:
+        await seed(uow)
+        held, failing = _note("held"), _note("failing")
+        await uow.outbox.add_many([held, failing])
+        await uow.outbox.mark(
+            [Delivered(failing.id, error="boom", retry_at=clock.now() + timedelta(seconds=30))]
+        )
+        await uow.commit()
+    poller = Deps(uow=store.instance("new"), rng=random.Random(1), clock=clock)
+    assert await dispatch.take_back(poller, everyone=True) == 1
+    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id]
+    clock.advance(seconds=31)  # the failed one's retry is due: anyone may take it then
+    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id, failing.id]
+
+
+async def test_a_stopping_instance_hands_back_what_it_holds(store: Store, clock: StepClock) -> None:
+    stopping = Deps(uow=store.instance("stopping"), rng=random.Random(1), clock=clock)
+    async with stopping.uow() as uow:
+        await seed(uow)
+        made = [_note("a"), _note("b")]
+        await uow.outbox.add_many(made)
+        await uow.commit()
+    await dispatch.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
+    successor = Deps(uow=store.instance("next"), rng=random.Random(1), clock=clock)
+    assert (await dispatch.pending(successor)).notices == []  # held, lease running
+    assert await dispatch.hand_back(stopping) == 1
+    assert await dispatch.hand_back(stopping) == 0  # nothing left in its hands
+    assert [n.id for n in (await dispatch.pending(successor)).notices] == [made[1].id]
+
+
+async def test_the_messages_later_notices_may_edit(uow_factory: UnitOfWorkFactory) -> None:
+    """Per chat: the newest lobby, table and answered prompt, and every message with keys."""
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        other = await uow.games.add(lobby(status=GameStatus.FINISHED))
+        await uow.commit()
+    notes = {
+        "old lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), game.id),
+        "lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby", (1,)), game.id),
+        "table": Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), game.id),
+        "ann played": Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 2, "done_keep"), game.id),
+        "bea played": Notice(NoticeKind.PLAYED, BEA, PlayedNote(1, 3, "done_swap"), game.id),
+        "ann prompt": Notice(
+            NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game.id
+        ),
+        "bea deal": Notice(NoticeKind.DEAL, BEA, DealNote(1, ACE, 2, 1, 3), game.id),
+        "unsent table": Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 5, (1, 2), (3, 3)), game.id),
+        "other game": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), other.id),
+    }
+    ids = dict(zip(notes, await _add(uow_factory, list(notes.values())), strict=True))
+    await _mark(
+        uow_factory,
+        Delivered(ids["old lobby"], message_id=10),
+        Delivered(ids["lobby"], message_id=11),
+        Delivered(ids["table"], message_id=12, live_keys=True),
+        Delivered(ids["ann played"], message_id=3),
+        Delivered(ids["bea played"], message_id=5),
+        Delivered(ids["ann prompt"], message_id=4, live_keys=True),
+        Delivered(ids["bea deal"], message_id=6),
+        Delivered(ids["other game"], message_id=13),
+    )
+    async with uow_factory(read_only=True) as uow:
+        sent = await uow.outbox.sent(game.id)
+    assert [(s.notice, s.message_id, s.live_keys, s.newest) for s in sent] == [
+        (notes["lobby"], 11, False, 13),
+        (notes["table"], 12, True, 13),
+        (notes["ann played"], 3, False, 4),
+        (notes["bea played"], 5, False, 6),
+        (notes["ann prompt"], 4, True, 4),
+    ]
+
+
+async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWorkFactory) -> None:
+    player = PLAYERS[0].id
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        notices = [
+            Notice(NoticeKind.DEAL, player, DealNote(1, ACE, 2, 1, 3), game.id),
+            Notice(NoticeKind.PROMPT, player, PromptNote(1, 4, ACE, 3, ("keep",), 2), game.id),
+            Notice(NoticeKind.DEAL, player, DealNote(2, ACE, 2, 1, 3), game.id),
+            Notice(NoticeKind.DEAL, CHAT_ID, DealNote(2, ACE, 2, 1, 3), game.id),
+        ]
+        await uow.outbox.add_many(notices)
+        await uow.commit()
+    deal, prompt, later, elsewhere = (n.id for n in notices)
+    # The prompt's mark was lost: the chat's messages before and after it are known.
+    await _mark(
+        uow_factory,
+        Delivered(deal, message_id=4),
+        Delivered(later, message_id=9),
+        Delivered(elsewhere, message_id=5),
+    )
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.newest_before(player, prompt) == 4
+        assert await uow.outbox.newest_before(player, later) == 4
+        assert await uow.outbox.newest_before(player, deal) == 0
+        assert await uow.outbox.messages_between(player, 4, 9) == frozenset({4, 9})
+        assert await uow.outbox.messages_between(player, 5, 8) == frozenset()
+        assert await uow.outbox.messages_between(CHAT_ID, 1, 100) == frozenset({5})
+    deps = Deps(uow=uow_factory, rng=random.Random(0), clock=StepClock())
+    # Where the prompt would have shown: after 4, the messages no notice accounts for (9 is).
+    assert await dispatch.unaccounted(deps, player, prompt, below=None, span=6) == [5, 6, 7, 8, 10]
+    # Below the copy sent again, nearest first, never under the earlier notices' newest.
+    assert await dispatch.unaccounted(deps, player, prompt, below=12, span=20) == [
+        11,
+        10,
+        8,
+        7,
+        6,
+        5,
+    ]
+    assert await dispatch.unaccounted(deps, player, prompt, below=5, span=20) == []
+
+
+async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow)
+        over = await uow.games.add(lobby(status=GameStatus.FINISHED))
+        running = await uow.games.add(lobby())
+        notices = [
+            _note("over", over.id),
+            _note("running", running.id),
+            _note("keys", over.id),
+            _note("unsent", over.id),
+            _note("no game"),
+        ]
+        await uow.outbox.add_many(notices)
+        await uow.commit()
+    await _mark(
+        uow_factory,
+        Delivered(notices[0].id, message_id=1),
+        Delivered(notices[1].id, message_id=2),
+        Delivered(notices[2].id, message_id=3, live_keys=True),
+        Delivered(notices[4].id, message_id=4),
+    )
+    deps = Deps(uow=uow_factory, rng=random.Random(0), clock=clock)
+    assert await dispatch.prune(deps) == 0
+    clock.advance(seconds=(dispatch.RETENTION + timedelta(minutes=1)).total_seconds())
+    assert await dispatch.prune(deps) == 2
+    assert await dispatch.prune(deps) == 0
+    # Kept: the running game's, the one with keys still on it, the one not sent yet.
+    async with uow_factory() as uow:
+        assert await uow.outbox.messages_between(CHAT_ID, 1, 4) == frozenset({2, 3})
+        assert [s.notice.id for s in await uow.outbox.sent(over.id)] == [notices[2].id]
+        assert [n.id for n in await uow.outbox.claim()] == [notices[3].id]
