@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Standing
+from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, GameStatus, Standing
 from cuckoo_bot.app.notices import LobbyView, Notice, NoticeKind
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from tests.integration.builders import CHAT_ID, PLAYERS, chat, lobby, seed
@@ -90,7 +90,9 @@ async def test_uncommitted_unit_of_work_leaves_no_trace(uow_factory: UnitOfWorkF
     async with uow_factory() as uow:
         await seed(uow)
         game = await uow.games.add(lobby())
-        await uow.outbox.add_many([Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), game.id)])
+        await uow.outbox.add_many(
+            [Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY), game.id)]
+        )
         await uow.standings.save(Standing(player_id=PLAYERS[0].id, scope=CHAT_ID, season="all"))
         assert await uow.updates.first_time(1)
         assert await uow.games.get(game.id) is not None  # visible inside the transaction

@@ -8,13 +8,13 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from cuckoo_bot.app import dispatch
+from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.dispatch import LEASE, MAX_TRIES, Delivered
 from cuckoo_bot.app.model import GameStatus
 from cuckoo_bot.app.notices import (
     Announcement,
     DealNote,
+    Delivered,
     LobbyView,
     Notice,
     NoticeKind,
@@ -22,6 +22,7 @@ from cuckoo_bot.app.notices import (
     PromptNote,
     TableView,
 )
+from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.cards import Card
 from tests.contract.conftest import Store
@@ -67,7 +68,13 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
         second = await uow.games.add(lobby())
         player = PLAYERS[0].id
         notices = [
-            Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby", (1, 2)), first.id, thread_id=77),
+            Notice(
+                NoticeKind.LOBBY,
+                CHAT_ID,
+                LobbyView(GameStatus.LOBBY, (1, 2)),
+                first.id,
+                thread_id=77,
+            ),
             Notice(NoticeKind.DEAL, player, DealNote(1, ACE, 2, 1, 3), second.id),
             Notice(NoticeKind.ANNOUNCE, CHAT_ID, Announcement("Misdealt", {"round": 1})),
             Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), first.id),
@@ -204,7 +211,7 @@ async def test_a_failing_notice_waits_longer_each_time_and_is_given_up_without_b
             await uow.commit()
         assert claimed and claimed[0].id == bad.id
         assert claimed[0].attempts == tries  # the store counts the failed tries
-        done = dispatch.failed(claimed[0], "KeyError: 'x'", clock.now())
+        done = outbox.failed(claimed[0], "KeyError: 'x'", clock.now())
         await _mark(uow_factory, done)
         if done.retry_at is None:
             assert done.error is not None and done.error.startswith(f"gave up after {MAX_TRIES}")
@@ -245,10 +252,10 @@ async def test_a_new_life_of_an_instance_takes_its_own_claims_back_at_once(
     # The process dies at once and starts again under the same name: no lease to wait for.
     again = Deps(uow=store.instance("host-a"), rng=random.Random(1), clock=clock)
     other = Deps(uow=store.instance("host-b"), rng=random.Random(1), clock=clock)
-    assert await dispatch.take_back(other, everyone=False) == 0  # not "host-b"'s
-    assert (await dispatch.pending(other)).notices == []
-    assert await dispatch.take_back(again, everyone=False) == 2
-    assert [n.id for n in (await dispatch.pending(again)).notices] == [n.id for n in made]
+    assert await outbox.take_back(other, everyone=False) == 0  # not "host-b"'s
+    assert (await outbox.claim(other)).notices == []
+    assert await outbox.take_back(again, everyone=False) == 2
+    assert [n.id for n in (await outbox.claim(again)).notices] == [n.id for n in made]
 
 
 async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting(
@@ -263,10 +270,10 @@ async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting
         )
         await uow.commit()
     poller = Deps(uow=store.instance("new"), rng=random.Random(1), clock=clock)
-    assert await dispatch.take_back(poller, everyone=True) == 1
-    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id]
+    assert await outbox.take_back(poller, everyone=True) == 1
+    assert [n.id for n in (await outbox.claim(poller)).notices] == [held.id]
     clock.advance(seconds=31)  # the failed one's retry is due: anyone may take it then
-    assert [n.id for n in (await dispatch.pending(poller)).notices] == [held.id, failing.id]
+    assert [n.id for n in (await outbox.claim(poller)).notices] == [held.id, failing.id]
 
 
 async def test_a_stopping_instance_hands_back_what_it_holds(store: Store, clock: StepClock) -> None:
@@ -276,12 +283,12 @@ async def test_a_stopping_instance_hands_back_what_it_holds(store: Store, clock:
         made = [_note("a"), _note("b")]
         await uow.outbox.add_many(made)
         await uow.commit()
-    await dispatch.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
+    await outbox.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
     successor = Deps(uow=store.instance("next"), rng=random.Random(1), clock=clock)
-    assert (await dispatch.pending(successor)).notices == []  # held, lease running
-    assert await dispatch.hand_back(stopping) == 1
-    assert await dispatch.hand_back(stopping) == 0  # nothing left in its hands
-    assert [n.id for n in (await dispatch.pending(successor)).notices] == [made[1].id]
+    assert (await outbox.claim(successor)).notices == []  # held, lease running
+    assert await outbox.hand_back(stopping) == 1
+    assert await outbox.hand_back(stopping) == 0  # nothing left in its hands
+    assert [n.id for n in (await outbox.claim(successor)).notices] == [made[1].id]
 
 
 async def test_the_messages_later_notices_may_edit(uow_factory: UnitOfWorkFactory) -> None:
@@ -292,8 +299,8 @@ async def test_the_messages_later_notices_may_edit(uow_factory: UnitOfWorkFactor
         other = await uow.games.add(lobby(status=GameStatus.FINISHED))
         await uow.commit()
     notes = {
-        "old lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), game.id),
-        "lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby", (1,)), game.id),
+        "old lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY), game.id),
+        "lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY, (1,)), game.id),
         "table": Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 2, (1, 2), (3, 3)), game.id),
         "ann played": Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 2, "done_keep"), game.id),
         "bea played": Notice(NoticeKind.PLAYED, BEA, PlayedNote(1, 3, "done_swap"), game.id),
@@ -302,7 +309,7 @@ async def test_the_messages_later_notices_may_edit(uow_factory: UnitOfWorkFactor
         ),
         "bea deal": Notice(NoticeKind.DEAL, BEA, DealNote(1, ACE, 2, 1, 3), game.id),
         "unsent table": Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 5, (1, 2), (3, 3)), game.id),
-        "other game": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView("lobby"), other.id),
+        "other game": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY), other.id),
     }
     ids = dict(zip(notes, await _add(uow_factory, list(notes.values())), strict=True))
     await _mark(
@@ -357,9 +364,9 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
         assert await uow.outbox.messages_between(CHAT_ID, 1, 100) == frozenset({5})
     deps = Deps(uow=uow_factory, rng=random.Random(0), clock=StepClock())
     # Where the prompt would have shown: after 4, the messages no notice accounts for (9 is).
-    assert await dispatch.unaccounted(deps, player, prompt, below=None, span=6) == [5, 6, 7, 8, 10]
+    assert await outbox.unaccounted(deps, player, prompt, below=None, span=6) == [5, 6, 7, 8, 10]
     # Below the copy sent again, nearest first, never under the earlier notices' newest.
-    assert await dispatch.unaccounted(deps, player, prompt, below=12, span=20) == [
+    assert await outbox.unaccounted(deps, player, prompt, below=12, span=20) == [
         11,
         10,
         8,
@@ -367,7 +374,7 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
         6,
         5,
     ]
-    assert await dispatch.unaccounted(deps, player, prompt, below=5, span=20) == []
+    assert await outbox.unaccounted(deps, player, prompt, below=5, span=20) == []
 
 
 async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
@@ -394,10 +401,10 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
         Delivered(notices[4].id, message_id=4),
     )
     deps = Deps(uow=uow_factory, rng=random.Random(0), clock=clock)
-    assert await dispatch.prune(deps) == 0
-    clock.advance(seconds=(dispatch.RETENTION + timedelta(minutes=1)).total_seconds())
-    assert await dispatch.prune(deps) == 2
-    assert await dispatch.prune(deps) == 0
+    assert await outbox.prune(deps) == 0
+    clock.advance(seconds=(outbox.RETENTION + timedelta(minutes=1)).total_seconds())
+    assert await outbox.prune(deps) == 2
+    assert await outbox.prune(deps) == 0
     # Kept: the running game's, the one with keys still on it, the one not sent yet.
     async with uow_factory() as uow:
         assert await uow.outbox.messages_between(CHAT_ID, 1, 4) == frozenset({2, 3})
