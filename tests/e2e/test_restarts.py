@@ -40,7 +40,10 @@ class Players:
         self.table = table
         self.rng = rng
         self.tapped: dict[tuple[int, int], float] = {}  # (game, turn) -> when
-        self.since = time.monotonic()  # a game that never asks anyone stalls from here
+        # A game stalls from the last tap, or from the bot's latest start: a life killed
+        # before it could show the next prompt lost nothing, and a game that never asks
+        # anyone stalls from its first start.
+        self.since = time.monotonic()
 
     async def play(self, until: Callable[[], bool]) -> None:
         while not until():
@@ -57,8 +60,8 @@ class Players:
             await asyncio.sleep(0.01)
 
     def stalled_for(self) -> float:
-        """Seconds since the last tap (or since these players sat down, before any)."""
-        return time.monotonic() - max(self.tapped.values(), default=self.since)
+        """Seconds since the last tap or the bot's latest start, whichever came later."""
+        return time.monotonic() - max([*self.tapped.values(), self.since])
 
 
 def _stalled(fake: FakeBotApi, bot: BotProcess) -> str:
@@ -148,6 +151,7 @@ async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
                     kills += 1
                     await asyncio.sleep(rng.choice([0.0, 0.3]))  # taps arrive while it is down
                     await bot.start()
+                    players.since = time.monotonic()
                 else:
                     await asyncio.sleep(0.1)
                 # The players tapped each prompt once: a lost tap would leave the game waiting.
