@@ -2,12 +2,14 @@
 
 The fake server runs in the test's event loop on 127.0.0.1; the bot is a subprocess pointed at
 it with ``CUCKOO_API_BASE_URL``, on a fresh SQLite or PostgreSQL database, and is killed with
-SIGKILL when a test wants a crash.
+SIGKILL when a test wants a crash. Every other stop, teardown's included, is SIGTERM awaited in
+the test's loop (the fake must answer the stopping bot); one that needs SIGKILL fails the test.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import resource
@@ -36,6 +38,10 @@ from tests.support.driver import MOVE_KINDS, TableDriver
 TOKEN = "424242:E2E-test-token-for-the-fake-bot-api"
 BOT_USERNAME = "cuckoo_e2e_bot"
 GROUP = -1001000000001
+# How long a graceful stop may take, SIGTERM to exit: what the bot promises (README: 10 s).
+STOP_WITHIN = 10.0
+
+log = logging.getLogger(__name__)
 
 
 class BotProcess:
@@ -94,28 +100,44 @@ class BotProcess:
             self.process.wait(10)
         self.process = None
 
-    async def terminate(self, within: float = 10.0) -> int:
-        """SIGTERM, as a deploy stops it, and wait for the graceful stop; its exit code. The
-        wait lets the event loop run: the fake Bot API it serves must answer the stopping bot."""
-        process = self.process
-        assert process is not None and process.poll() is None
+    async def stop(self, within: float = STOP_WITHIN) -> int | None:
+        """SIGTERM, as a deploy stops it, and wait for the graceful stop; its exit code (None if
+        it was not running). The wait lets the event loop run: the fake Bot API it serves must
+        answer the stopping bot. A bot still running ``within`` seconds after SIGTERM is killed
+        (SIGKILL) and the test fails: a stop that needs SIGKILL is a defect, never hidden."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return None
         process.send_signal(signal.SIGTERM)
         loop = asyncio.get_running_loop()
-        until = loop.time() + within
+        sent = loop.time()
+        killed = False
         while process.poll() is None:
-            assert loop.time() < until, f"still running {within} s after SIGTERM"
+            if not killed and loop.time() - sent > within:
+                process.kill()
+                killed = True
             await asyncio.sleep(0.05)
-        self.process = None
+        if killed:
+            name = self.log_path.name
+            log.error("%s: still running %s s after SIGTERM, killed with SIGKILL", name, within)
+            raise AssertionError(
+                f"{name}: still running {within} s after SIGTERM (killed with SIGKILL);"
+                f" the end of its log:\n{self.log()[-3000:]}"
+            )
+        log.info(
+            "%s stopped %.2f s after SIGTERM (exit code %s)",
+            self.log_path.name,
+            loop.time() - sent,
+            process.returncode,
+        )
         return process.returncode
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(1)  # a long poll in flight holds a graceful stop longer
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.process = None
+    async def terminate(self, within: float = STOP_WITHIN) -> int:
+        """``stop`` a bot that must be running; its exit code."""
+        assert self.process is not None and self.process.poll() is None, "not running"
+        code = await self.stop(within)
+        assert code is not None
+        return code
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -134,8 +156,16 @@ async def fake() -> AsyncIterator[FakeBotApi]:
         yield server
 
 
+async def stop_all(bots: Iterable[BotProcess]) -> None:
+    """``stop`` several bots at once (each gets SIGTERM at once; the waits overlap)."""
+    stopped = await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
+    for outcome in stopped:
+        if isinstance(outcome, BaseException):
+            raise outcome
+
+
 @pytest.fixture
-def make_bot(
+async def make_bot(
     fake: FakeBotApi, database_url: URL, tmp_path: Path
 ) -> AsyncIterator[Callable[..., BotProcess]]:
     made: list[BotProcess] = []
@@ -145,11 +175,15 @@ def make_bot(
         made.append(bot)
         return bot
 
-    yield make  # type: ignore[misc]
-    for bot in made:
-        bot.stop()
-        if os.environ.get("CUCKOO_E2E_SHOW_LOG"):
-            print(bot.log())
+    try:
+        yield make
+    finally:
+        try:
+            await stop_all(made)  # in the test's loop, while the fake Bot API still answers
+        finally:
+            if os.environ.get("CUCKOO_E2E_SHOW_LOG"):
+                for bot in made:
+                    print(bot.log())
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from tests.e2e.conftest import (
     BotProcess,
     audit_finished_games,
     reading,
+    stop_all,
 )
 from tests.support.driver import TableDriver, play_out
 
@@ -214,5 +215,4 @@ async def test_three_instances_spend_one_budget_per_group(
             assert waiting == 0
             assert len(await audit_finished_games(database_url, BUSY_GROUPS)) == len(BUSY_GROUPS)
         finally:
-            for bot in bots:
-                bot.stop()
+            await stop_all(bots)

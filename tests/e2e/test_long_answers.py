@@ -112,4 +112,4 @@ async def test_a_long_story_goes_privately_and_the_group_is_answered_at_once(
         assert "#" not in (refused.text or "")
         assert all(c.status != 429 for c in fake.calls("sendMessage"))  # no flood, no wait
     finally:
-        bot.stop()
+        await bot.stop()

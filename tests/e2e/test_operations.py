@@ -57,7 +57,7 @@ async def test_health_metrics_and_json_logs(
     assert figures["cuckoo_games_running"] == 0
     assert "cuckoo_outbox_backlog" in figures
 
-    bot.stop()
+    await bot.stop()
     lines = [line for line in bot.log().splitlines() if line.strip()]
     assert lines
     for line in lines:

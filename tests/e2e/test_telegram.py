@@ -147,7 +147,7 @@ async def test_the_token_never_reaches_the_log_even_at_debug(
     await start(table, ANN)
     await table.next_prompt()
     await settle(fake)
-    bot.stop()
+    await bot.stop()
     log = bot.log()
     assert "DEBUG" in log and len(log) > 10_000  # python-telegram-bot talked a lot
     assert TOKEN not in log and TOKEN.split(":", 1)[1] not in log
