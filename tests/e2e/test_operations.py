@@ -93,12 +93,15 @@ async def test_webhook_mode_serves_updates_health_and_turns_away_a_wrong_secret(
     await fake.wait_idle(quiet=0.5, timeout=15)
     calls = fake.call_count()
 
+    # A /cancel from the lobby's creator, as Telegram would send it (a command is a command by
+    # its entity): handled, it would close the lobby.
     forged = {
         "update_id": 999_999,
         "message": {
             "message_id": 1,
-            "date": 0,
+            "date": int(time.time()),
             "text": "/cancel",
+            "entities": [{"type": "bot_command", "offset": 0, "length": len("/cancel")}],
             "chat": {"id": GROUP, "type": "supergroup", "title": "x"},
             "from": {"id": ANN, "is_bot": False, "first_name": "Ann"},
         },
@@ -108,8 +111,15 @@ async def test_webhook_mode_serves_updates_health_and_turns_away_a_wrong_secret(
         for headers in ({}, {"X-Telegram-Bot-Api-Secret-Token": "wrong"}):
             async with http.post(url, json=forged, headers=headers) as answer:
                 assert answer.status == 403
-    await asyncio.sleep(0.5)
-    assert fake.call_count() == calls  # nothing was handled, nothing was said
+    # The probe: Ann taps Join again, through the same endpoint, in the same chat, after the
+    # forged /cancel. Her answer reads the lobby under its lock, so it comes after whatever
+    # the /cancel would have done to it; it is the only call the bot makes.
+    lobby = table.lobby()
+    assert lobby is not None
+    answer = await table.press(ANN, lobby, lobby.button_data("Join"))
+    assert answer["text"] == "You're already in.", answer  # the lobby is still open
+    said = [(c.method, c.params.get("text")) for c in fake.calls()[calls:]]
+    assert said == [("answerCallbackQuery", "You're already in.")], said  # nothing else
     lobby = table.lobby()
     assert lobby is not None and lobby.button_data("Join")  # the forged /cancel did nothing
 
@@ -140,7 +150,7 @@ async def test_sigterm_ends_the_bot_within_10_s_when_telegram_is_unreachable(
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
     await fake.stop()  # Telegram is gone: polls and sends fail from now on
-    await asyncio.sleep(1.5)
+    await asyncio.sleep(1.5)  # a clock, not a check: the bot meets the failures before SIGTERM
     process = bot.process
     assert process is not None and process.poll() is None
     started = time.monotonic()
