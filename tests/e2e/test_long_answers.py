@@ -82,7 +82,7 @@ async def test_a_long_story_goes_privately_and_the_group_is_answered_at_once(
         loop = asyncio.get_running_loop()
         before = max((m.message_id for m in fake.messages(GROUP)), default=0)
         fake.user_sends(ANN, GROUP, f"/history {game_id}")
-        await asyncio.sleep(2)
+        await asyncio.sleep(2)  # a clock: the story is under way (a page a second) when /help comes
         asked = loop.time()
         fake.user_sends(ANN, GROUP, "/help")
         helped = await fake.wait_for_message(GROUP, contains="/newgame", timeout=60, after=before)

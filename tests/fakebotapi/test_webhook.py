@@ -396,9 +396,12 @@ async def test_an_update_waits_for_the_answer_to_the_previous_one_from_its_chat(
     server.user_sends(BOB, BOB, "other chat")
 
     await hook.wait_arrivals(2)
-    await asyncio.sleep(0.1)  # time enough for "second" to arrive if it were not held back
-    assert sorted(hook.texts, key=str) == ["first", "other chat"]
-    assert server.webhook_pending() == 3
+    # The probe: an update of a third chat, sent after "second". Deliveries start in the
+    # order updates were sent, so once it arrives "second" was passed over, held back.
+    server.user_sends(CAT, CAT, "probe")
+    await hook.wait_arrivals(3)
+    assert sorted(hook.texts, key=str) == ["first", "other chat", "probe"]
+    assert server.webhook_pending() == 4
 
     hook.gate.set()
     await server.wait_webhook_idle(timeout=5)
@@ -416,7 +419,10 @@ async def test_max_connections_caps_the_updates_in_flight(
     for user in (ANN, BOB, CAT):
         server.user_sends(user, user, f"from {user}")
     await hook.wait_arrivals(2)
-    await asyncio.sleep(0.1)  # time enough for a third to arrive if it were not held back
+    # No probe can prove a third is held back (the cap holds back a probe as well): a third
+    # sent anyway would arrive while the first two wait, which ``max_in_flight`` counts below;
+    # a moment's wait gives it the time to.
+    await asyncio.sleep(0.1)
     assert len(hook.arrivals) == 2
 
     hook.gate.set()

@@ -330,6 +330,19 @@ async def test_a_notice_that_fails_is_tried_again_later_or_given_up_and_never_ho
         assert f"gave up after {MAX_TRIES} tries: KeyError" in caplog.text
 
 
+class WatchedPacer(PrivatePacer):
+    """A pacer that says when a lane begins to wait for a chat's pace."""
+
+    def __init__(self, interval: float) -> None:
+        super().__init__(interval)
+        self.waiting = asyncio.Event()
+
+    async def wait(self, chat_id: int) -> None:
+        if self.delay(chat_id) > 0:
+            self.waiting.set()
+        await super().wait(chat_id)
+
+
 async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     fake: FakeBotApi, bot: Bot
 ) -> None:
@@ -339,9 +352,8 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     game_id = await table.start()
     game = table.world.games[game_id]
     player = table.people[1].id
-    courier = Courier(
-        table.deps, bot, Renderer(Translator()), table.courier.budget, PrivatePacer(30)
-    )
+    pacer = WatchedPacer(30)
+    courier = Courier(table.deps, bot, Renderer(Translator()), table.courier.budget, pacer)
     notices = [
         Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id),
         Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id),
@@ -353,7 +365,8 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     before = len(fake.dm(player))
     delivering = asyncio.create_task(courier.deliver(batch))
     await fake.wait_for(lambda: len(fake.dm(player)) > before, 10)
-    await asyncio.sleep(0.2)  # the second waits 30 s for the chat's pace
+    # The probe: the lane has begun its 30 s wait for the chat's pace, before the second.
+    await asyncio.wait_for(pacer.waiting.wait(), 10)
     assert notices[0].id in table.world.sent and notices[1].id not in table.world.sent
     delivering.cancel()
     await asyncio.gather(delivering, return_exceptions=True)

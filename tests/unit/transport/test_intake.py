@@ -47,8 +47,12 @@ async def test_an_update_is_confirmed_only_once_it_and_those_before_it_are_handl
             await fake.wait_for(
                 lambda: any("rules" in (m.text or "").lower() for m in fake.dm(ANN)), 5
             )
-            await asyncio.sleep(0.7)  # a few polls go by
-            # Neither is confirmed: the first is still in hand, and it comes before the second.
+            # The probe: a confirmation travels in a poll (its offset), so the polls asked after
+            # the answer would carry it (the first one answered from now may have been asked
+            # before; the second was not). Neither is confirmed: the first is still in hand,
+            # and it comes before the second.
+            polls = fake.call_count("getUpdates")
+            await fake.wait_for(lambda: fake.call_count("getUpdates") >= polls + 2, 10)
             assert [u["message"]["text"] for u in fake.pending_updates()] == ["/slow", "/rules"]
             release.set()
             await fake.wait_for(lambda: not fake.pending_updates(), 5)
