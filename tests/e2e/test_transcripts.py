@@ -13,7 +13,7 @@ fast the machine is; only times of day (``12:34``, ``12:34:56``) are normalised 
 After a change that is meant to alter what players read, rewrite the golden files and review
 their diff like code::
 
-    CUCKOO_UPDATE_TRANSCRIPTS=1 .venv/bin/pytest tests/e2e/test_transcripts.py
+    CUCKOO_UPDATE_TRANSCRIPTS=1 .venv/bin/python -m pytest -m slow tests/e2e/test_transcripts.py
 
 Every game also checks that each private chat tells how a round ended before the next round's
 turn is asked (``assert_results_before_prompts``), that the fake server refused no call
