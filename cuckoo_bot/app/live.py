@@ -1,0 +1,111 @@
+"""The table as one viewer may see it: the read model of the live table (issue 18's Mini App).
+
+Built from the stored game alone, for a seated player or a spectator: the seats in their
+order with lives, the dealer, what each did this round (and with whom), whose turn it is and
+until when, and the cards this viewer may see. A card is face up for a viewer only when it is
+their own, when a King was shown to the table to block a swap, or once the round is revealed;
+every other card stays face down. Nothing else of the game's state leaves this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from cuckoo_bot.app.model import Game, GameStatus
+from cuckoo_bot.domain.actions import Cut, Keep, Move, PlayerId, Swap
+from cuckoo_bot.domain.engine import legal_actions
+from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal
+
+
+@dataclass(frozen=True)
+class LiveSeat:
+    player: PlayerId
+    lives: int
+    out: bool
+    dealer: bool
+    acted: ActKind | None = None  # what the seat did this round, once it did
+    target: PlayerId | None = None  # the neighbour a swap went to (or a King blocked)
+    shown: str | None = None  # a King shown to the table when it blocked a swap
+    card: str | None = None  # face up for this viewer (None: face down, or no card)
+    lost: bool = False  # lost a life at the reveal on the table
+
+
+@dataclass(frozen=True)
+class LiveTable:
+    game_id: int
+    version: int  # the stored game's version: a page asks for what is newer
+    status: GameStatus
+    round: int
+    turn: int
+    actor: PlayerId | None  # whose turn it is
+    deadline: datetime | None  # when that turn runs out
+    revealed: bool  # the round's cards are on the table
+    seats: tuple[LiveSeat, ...]
+    viewer: PlayerId | None
+    options: tuple[Move, ...] = ()  # the viewer's keys, on their turn
+    winners: tuple[PlayerId, ...] = ()
+
+
+def live_table(game: Game, viewer: PlayerId | None) -> LiveTable:
+    """``game`` as ``viewer`` may see it (``None`` or someone not seated: a spectator)."""
+    state = game.state
+    if state is None:
+        seats = tuple(LiveSeat(p, 0, False, False) for p in game.seats)
+        return LiveTable(game.id, game.version, game.status, 0, 0, None, None, False, seats, viewer)
+    reveal = _reveal_on_table(state)
+    actor = state.actor if game.status is GameStatus.RUNNING else None
+    options: tuple[Move, ...] = ()
+    if actor is not None and actor == viewer:
+        options = tuple(
+            Move.of(a) for a in legal_actions(state) if isinstance(a, Keep | Swap | Cut)
+        )
+    return LiveTable(
+        game_id=game.id,
+        version=game.version,
+        status=game.status,
+        round=state.round.number if state.round is not None else 0,
+        turn=state.turn,
+        actor=actor,
+        deadline=game.deadline if actor is not None else None,
+        revealed=reveal is not None,
+        seats=tuple(_seat(state, player, viewer, reveal) for player in state.players),
+        viewer=viewer,
+        options=options,
+        winners=state.winners,
+    )
+
+
+def _reveal_on_table(state: GameState) -> Reveal | None:
+    """The reveal of the round on the table, from the reveal until the next deal."""
+    rnd, reveal = state.round, state.last_reveal
+    if state.phase is Phase.TURNS or rnd is None or reveal is None:
+        return None
+    return reveal if reveal.round == rnd.number else None
+
+
+def _seat(
+    state: GameState, player: PlayerId, viewer: PlayerId | None, reveal: Reveal | None
+) -> LiveSeat:
+    seat = state.seat(player)
+    rnd = state.round
+    act = None
+    if rnd is not None:
+        act = next((a for a in reversed(rnd.acts) if a.player == player), None)
+    card = None
+    if reveal is not None:
+        shown = reveal.card_of(player)
+        card = shown.code if shown is not None else None
+    elif rnd is not None and player == viewer and player in rnd.order and seat.active:
+        card = rnd.card_of(player).code
+    return LiveSeat(
+        player=player,
+        lives=seat.lives,
+        out=not seat.active,
+        dealer=player == (rnd.dealer if rnd is not None else state.dealer),
+        acted=act.kind if act is not None else None,
+        target=act.target if act is not None else None,
+        shown=act.shown.code if act is not None and act.shown is not None else None,
+        card=card,
+        lost=reveal is not None and reveal.lost(player),
+    )
