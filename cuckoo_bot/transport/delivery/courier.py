@@ -2,7 +2,8 @@
 
 One loop for every batch, whether a press hands it over or it is read back from the outbox:
 split the notices by chat, run each chat's lane side by side (a group held back by its budget
-never delays a private chat), then mark what happened in one statement.
+never delays a private chat), then hand the lanes' report to the app (``app.delivery.settle``),
+which records it in one go and says what to deliver next.
 
 - A private lane sends in order, one message a second at most; a card dealt edits the
   player's last prompt when that is still the newest message in their chat (the prompt's keys
