@@ -41,7 +41,8 @@ async def settle(deps: Deps, report: Report) -> Batch:
         return Batch([])
     batch = Batch([])
     async with deps.uow() as uow:
-        await uow.outbox.mark(report.delivered)
+        if report.delivered:
+            await uow.outbox.mark(report.delivered)
         for old, new in report.migrated:
             moved, _ = await follow_migration(uow, old, new)
             batch.extend(moved)
