@@ -71,7 +71,7 @@ COMMANDS = (
     Command("help", info.cmd_help, (GROUP, PRIVATE)),
 )
 
-# Every key, by its kind (``callbacks.py``).
+# Every key, by its kind (``keydata.py``).
 KEYS: dict[str, KeyHandler] = {
     **{kind: play.move_key for kind in keydata.MOVES},
     keydata.MY_CARD: play.my_card_key,
