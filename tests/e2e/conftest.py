@@ -267,15 +267,27 @@ async def audit_finished_games(database_url: URL, chats: Iterable[int]) -> list[
     return games
 
 
-async def live_key_rows(database_url: URL, game_ids: Iterable[int]) -> list[tuple[int, int]]:
-    """(game, notice) of every outbox row that says its message still shows keys."""
-    async with reading(database_url) as uow:
-        return [
-            (game_id, sent.notice.id)
-            for game_id in game_ids
-            for sent in await uow.outbox.sent(game_id)
-            if sent.live_keys
-        ]
+async def live_key_rows(
+    database_url: URL, game_ids: Iterable[int], *, within: float = 0.0
+) -> list[tuple[int, int]]:
+    """(game, notice) of every outbox row that says its message still shows keys. With
+    ``within``, asked again until there are none or that many seconds have passed: the mark of
+    an edit is written just after Telegram answers it, so a test that saw the keys go in the
+    chat gives the store that moment."""
+    games = list(game_ids)
+    loop = asyncio.get_running_loop()
+    until = loop.time() + within
+    while True:
+        async with reading(database_url) as uow:
+            rows = [
+                (game_id, sent.notice.id)
+                for game_id in games
+                for sent in await uow.outbox.sent(game_id)
+                if sent.live_keys
+            ]
+        if not rows or loop.time() >= until:
+            return rows
+        await asyncio.sleep(0.1)
 
 
 def live_move_keys(fake: FakeBotApi, chats: Iterable[int]) -> list[tuple[int, int, str | None]]:
