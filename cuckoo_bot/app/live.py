@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from cuckoo_bot.app.model import Game, GameStatus
-from cuckoo_bot.domain.actions import Cut, Keep, Move, PlayerId, Swap
+from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal
 
@@ -57,9 +57,7 @@ def live_table(game: Game, viewer: PlayerId | None) -> LiveTable:
     actor = state.actor if game.status is GameStatus.RUNNING else None
     options: tuple[Move, ...] = ()
     if actor is not None and actor == viewer:
-        options = tuple(
-            Move.of(a) for a in legal_actions(state) if isinstance(a, Keep | Swap | Cut)
-        )
+        options = tuple(Move.of(a) for a in legal_actions(state))
     return LiveTable(
         game_id=game.id,
         version=game.version,

@@ -35,7 +35,7 @@ from cuckoo_bot.app.notices.payloads import (
 )
 from cuckoo_bot.app.notices.row import Notice
 from cuckoo_bot.domain import codec
-from cuckoo_bot.domain.actions import Cut, Keep, Move, PlayerId, Swap
+from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -308,9 +308,7 @@ class Bulletin:
             turn=state.turn,
             card=rnd.card_of(actor),
             lives=state.lives(actor),
-            options=tuple(
-                Move.of(a) for a in legal_actions(state) if isinstance(a, Keep | Swap | Cut)
-            ),
+            options=tuple(Move.of(a) for a in legal_actions(state)),
             target=None if rnd.actor_is_dealer else rnd.order[rnd.position + 1],
             cuts_made=rnd.cuts_made,
             news=news,
