@@ -44,6 +44,14 @@ def _parser() -> argparse.ArgumentParser:
         help=f"language (default {DEFAULT_LANGUAGE})",
     )
     demo.add_argument("--seed", type=int, default=None, help="seed the shuffle to replay a demo")
+    demo.add_argument(
+        "--web",
+        action="store_true",
+        help="play on the live table in a browser: prints a link per player, runs until Ctrl-C",
+    )
+    demo.add_argument(
+        "--port", type=int, default=8080, help="the live table's port on 127.0.0.1 (--web)"
+    )
     return parser
 
 
@@ -103,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if demo is None:
                 print(DEMO_NEEDS_SOURCE, file=sys.stderr)
                 return 2
+            if args.web:
+                web = demo.run_web_demo(args.players, args.lang, args.seed, args.port)
+                return int(asyncio.run(web))
             return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed)))
     except SettingsError as exc:
         said = str(exc)

@@ -9,7 +9,7 @@ import random
 import secrets
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from signal import SIGINT, SIGTERM
 from typing import Any
 
@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram.ext import Application
 
-from cuckoo_bot.app import queries
+from cuckoo_bot.app import live, queries
 from cuckoo_bot.app.clock import Clock, SystemClock
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.config import Settings
@@ -25,12 +25,16 @@ from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.ledger import SqlCallLedger
+from cuckoo_bot.persistence.listen import GameListener
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.bot import build_application
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.serving import Serving
 from cuckoo_bot.transport.web import Webhook, WebServer
+from cuckoo_bot.transport.webapp.auth import InitDataCheck
+from cuckoo_bot.transport.webapp.hub import Hub
+from cuckoo_bot.transport.webapp.server import TableApi
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +61,13 @@ def build(
     """Everything the bot needs, wired once. Nothing connects until the bot starts."""
     engine = make_engine(settings.database_url)
     clock = clock or SystemClock()
+    public = settings.public_base() if serve_http else None
+    # The live table's watchers hear of each committed change of a game (``webapp/hub.py``).
+    hub: Hub[live.Seen | None] = Hub(lambda game_id: live.seen(deps, game_id))
     deps = Deps(
-        uow=sql_uow_factory(engine, instance=settings.instance),
+        uow=sql_uow_factory(
+            engine, instance=settings.instance, changed=hub.changed if public else None
+        ),
         # A CSPRNG deals the cards in production; a seed only for replayable tests and demos.
         rng=rng
         or (random.Random(settings.seed) if settings.seed is not None else secrets.SystemRandom()),
@@ -70,8 +79,9 @@ def build(
     )
     metrics = Metrics()
     hook = settings.webhook()
+    bot_token = token or settings.token()
     application = build_application(
-        token or settings.token(),
+        bot_token,
         settings.api_base_url,
         deps,
         Translator(),
@@ -83,6 +93,8 @@ def build(
         # on SQLite keeps them in memory.
         ledger=SqlCallLedger(engine) if engine.dialect.name == "postgresql" else None,
         instance=settings.instance,
+        page=f"{public}/app" if public else None,
+        app_name=settings.webapp_name,
     )
     application.post_shutdown = _dispose(engine)
     webhook = Webhook(*hook) if hook is not None else None
@@ -96,6 +108,7 @@ def build(
             port=settings.port,
             webhook=webhook,
             metrics_token=settings.metrics_secret(),
+            live=_table_api(settings, bot_token, engine, application, hub) if public else None,
         )
         if serve_http
         else None
@@ -116,6 +129,25 @@ def build(
         metrics=metrics,
         serving=serving,
     )
+
+
+def _table_api(
+    settings: Settings,
+    token: str,
+    engine: AsyncEngine,
+    application: Application[Any, Any, Any, Any, Any, Any],
+    hub: Hub[live.Seen | None],
+) -> TableApi:
+    """The live table's API. Several instances on PostgreSQL hear each other's changes through
+    LISTEN; on SQLite (one process) the units of work tell the hub directly."""
+    listener = (
+        GameListener(settings.database_url, hub.changed)
+        if engine.dialect.name == "postgresql"
+        else None
+    )
+    check = InitDataCheck(token, timedelta(seconds=settings.init_data_max_age))
+    services = application.bot_data.services
+    return TableApi(services, application.bot, check, hub, listener)
 
 
 def _dispose(engine: AsyncEngine) -> Callable[[Any], Coroutine[Any, Any, None]]:

@@ -17,6 +17,7 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///cuckoo.db"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
 TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,}$")
 INSTANCE_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+APP_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_]{3,64}$")  # a Mini App's short name
 SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
 TOKEN_HELP = (
     "CUCKOO_BOT_TOKEN {problem}: talk to @BotFather in Telegram (https://t.me/BotFather),"
@@ -73,8 +74,8 @@ class Settings(BaseSettings):
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
     # Where the bot's own HTTP server listens: the webhook (if any), /healthz and /metrics.
-    # Unset: every address in webhook mode (Telegram must reach it), only this host's
-    # loopback when polling (nothing outside needs it).
+    # Unset: every address in webhook mode or with a public URL (Telegram, or the live
+    # table's players, must reach it), only this host's loopback otherwise.
     listen: str | None = None
     port: int = Field(default=8080, ge=0, le=65_535)
     # Set, /metrics answers only requests with "Authorization: Bearer <token>".
@@ -83,6 +84,16 @@ class Settings(BaseSettings):
     # container keeps its host name), so a new life of the instance takes its own unfinished
     # deliveries back at once instead of waiting for their lease to run out.
     instance: str = Field(default_factory=lambda: socket.gethostname()[:64] or "cuckoo")
+    # The live table (a Telegram Mini App): the public HTTPS base this bot's HTTP server is
+    # reached at (the page is served at <base>/app). In webhook mode it defaults to the webhook
+    # URL's origin; unset when polling, there is no app and the chat game is unchanged.
+    public_url: str | None = None
+    # The Mini App's short name, as registered with @BotFather (/newapp): the group's table
+    # links to https://t.me/<bot>/<name>?startapp=<game>. Unset, only the private prompt
+    # opens the table (with a Mini App button, which needs no registration).
+    webapp_name: str | None = None
+    # Seconds a Mini App's signed initData is accepted after Telegram issued it.
+    init_data_max_age: float = Field(default=3600.0, gt=0, le=7 * 86_400)
 
     @field_validator("instance")
     @classmethod
@@ -99,6 +110,38 @@ class Settings(BaseSettings):
             return value
         return value.upper() if info.field_name == "log_level" else value.lower()
 
+    @field_validator("public_url", "webapp_name", mode="before")
+    @classmethod
+    def _blank_is_absent(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_base(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("https", "http") or not parts.hostname or parts.query:
+            raise ValueError("must be a URL such as https://bot.example.org")
+        return value.strip().rstrip("/")
+
+    @field_validator("webapp_name")
+    @classmethod
+    def _app_name(cls, value: str | None) -> str | None:
+        if value is not None and not APP_NAME_PATTERN.match(value.strip()):
+            raise ValueError("must be the app's short name: 3-64 characters A-Z, a-z, 0-9, _")
+        return value.strip() if value is not None else None
+
+    def public_base(self) -> str | None:
+        """Where the bot's HTTP server is reached from outside: as set, else the webhook URL's
+        origin; None when neither is known (no live table)."""
+        if self.public_url is not None:
+            return self.public_url
+        if self.webhook_url is not None:
+            parts = urlsplit(self.webhook_url)
+            return f"{parts.scheme}://{parts.netloc}"
+        return None
+
     @field_validator("listen", "metrics_token", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
@@ -108,7 +151,8 @@ class Settings(BaseSettings):
         """Where the HTTP server listens: as set, else by mode (see ``listen``)."""
         if self.listen is not None:
             return self.listen.strip()
-        return "0.0.0.0" if self.webhook_url is not None else "127.0.0.1"
+        outside = self.webhook_url is not None or self.public_url is not None
+        return "0.0.0.0" if outside else "127.0.0.1"
 
     def metrics_secret(self) -> str | None:
         return self.metrics_token.get_secret_value().strip() if self.metrics_token else None

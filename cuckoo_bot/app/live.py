@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from cuckoo_bot.app.model import Game, GameStatus
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Game, GameStatus, Player
 from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal
@@ -107,3 +108,32 @@ def _seat(
         card=card,
         lost=reveal is not None and reveal.lost(player),
     )
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A stored game as the live table reads it: one read, shared by all its viewers."""
+
+    game: Game
+    players: dict[PlayerId, Player]  # everyone seated, for their names
+    language: str  # the group's
+
+    @property
+    def chat_id(self) -> int:
+        return self.game.chat_id
+
+    @property
+    def max_lives(self) -> int:
+        return self.game.rules.lives
+
+
+async def seen(deps: Deps, game_id: int) -> Seen | None:
+    """The game ``game_id`` and its players' names, in one read-only transaction."""
+    async with deps.uow(read_only=True) as uow:
+        game = await uow.games.get(game_id)
+        if game is None:
+            return None
+        players = await uow.players.get_many(game.seats)
+    chat = game.chat
+    language = (chat.language if chat is not None else None) or game.language or DEFAULT_LANGUAGE
+    return Seen(game, players, language)

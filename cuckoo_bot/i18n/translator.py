@@ -65,13 +65,19 @@ class Translator:
             load_catalog(language)  # read every catalog at start-up, not on a hot path
 
     def t(self, language: str | None, key: str, /, **params: Any) -> str:
+        text = self.template(language, key)
+        return text.format_map(params) if params or "{" in text else text
+
+    def template(self, language: str | None, key: str) -> str:
+        """The message as written, its ``{fields}`` unfilled (the live table's page fills
+        them itself)."""
         lang = language if language in LANGUAGES else self.default
         text = load_catalog(lang).get(key)
         if text is None:
             text = MESSAGES[key]
             if lang != SOURCE_LANGUAGE:
                 log.warning("no %s translation for %s", lang, key)
-        return text.format_map(params) if params or "{" in text else text
+        return text
 
     def count(self, language: str | None, key: str, n: int, /, **params: Any) -> str:
         """``n`` with its words in the plural form the language wants: the message

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Callable
 from datetime import timedelta
 from types import TracebackType
 from typing import Self
 
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from cuckoo_bot.app.clock import Clock, SystemClock
@@ -34,6 +36,11 @@ from cuckoo_bot.persistence.repositories import (
     Store,
 )
 
+# Told the ids of the games a committed unit of work wrote (the live table's pages watch them).
+Changed = Callable[[frozenset[int]], None]
+CHANNEL = "cuckoo_games"  # PostgreSQL's NOTIFY channel for those ids, heard by every instance
+NOTIFY = text("SELECT pg_notify(:channel, :ids)")
+
 
 class SqlUnitOfWork:
     """``ports.UnitOfWork`` over SQLAlchemy.
@@ -55,8 +62,11 @@ class SqlUnitOfWork:
         clock: Clock,
         instance: str,
         lease: timedelta,
+        changed: Changed | None = None,
     ) -> None:
         self._sessions = sessions
+        self._changed = changed
+        self._store: Store | None = None
         self._clock = clock
         self._instance = instance
         self._lease = lease
@@ -76,6 +86,7 @@ class SqlUnitOfWork:
             instance=self._instance,
             lease=self._lease,
         )
+        self._store = store
         self.chats = SqlChats(store)
         self.players = SqlPlayers(store)
         self.games = SqlGames(store)
@@ -96,9 +107,23 @@ class SqlUnitOfWork:
             await session.close()
 
     async def commit(self) -> None:
-        if self._session is None:
+        if self._session is None or self._store is None:
             raise RuntimeError("commit outside the unit of work")
-        await self._session.commit()
+        store = self._store
+        ids = frozenset(store.changed)
+        store.changed.clear()
+        if not ids or self._changed is None:
+            await self._session.commit()
+            return
+        if store.dialect == "postgresql":
+            # Sent by PostgreSQL at commit, to every instance listening (``listen.py``), this
+            # one included; nothing is sent if the commit fails.
+            payload = ",".join(str(i) for i in sorted(ids))
+            await self._session.execute(NOTIFY, {"channel": CHANNEL, "ids": payload})
+            await self._session.commit()
+        else:  # SQLite: one process, told in process once the commit holds
+            await self._session.commit()
+            self._changed(ids)
 
 
 def instance_name() -> str:
@@ -113,12 +138,15 @@ def sql_uow_factory(
     *,
     instance: str | None = None,
     lease: timedelta = LEASE,
+    changed: Changed | None = None,
 ) -> UnitOfWorkFactory:
     """A ``ports.UnitOfWorkFactory``: each call gives a fresh unit of work on ``engine``.
 
     ``read_only=True`` begins without SQLite's write lock; ``autocommit=True`` begins no
     transaction at all, for a unit of work that writes with a single statement. ``instance``
-    names this process in outbox claims (one name per process by default).
+    names this process in outbox claims (one name per process by default). ``changed`` hears
+    which games each commit wrote (on PostgreSQL through NOTIFY, so every instance hears it:
+    one more statement in such a transaction); None: nobody watches, nothing is sent.
     """
     moment = clock or SystemClock()
     name = instance or instance_name()
@@ -131,6 +159,6 @@ def sql_uow_factory(
 
     def make(*, read_only: bool = False, autocommit: bool = False) -> UnitOfWork:
         mode = BEGIN_NONE if autocommit else BEGIN_READ if read_only else BEGIN_WRITE
-        return SqlUnitOfWork(sessions[mode], moment, name, lease)
+        return SqlUnitOfWork(sessions[mode], moment, name, lease, changed)
 
     return make

@@ -33,7 +33,7 @@ from cuckoo_bot.transport.pacing import (
     PrivatePacer,
     SharedRateLimiter,
 )
-from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.render import Renderer, TableLinks
 from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.timers import Timers
 
@@ -54,11 +54,14 @@ def build_application(
     sole_poller: bool = False,
     ledger: CallLedger | None = None,
     instance: str = "local",
+    page: str | None = None,
+    app_name: str | None = None,
 ) -> CuckooApp:
     """The bot's PTB application. ``sole_poller``: this process polls, and only one process
     can poll a token, so at start it takes over every unfinished delivery, whoever held it.
     ``ledger``: several instances share Telegram's limits through the database (PostgreSQL);
-    ``instance`` is this one's name there."""
+    ``instance`` is this one's name there. ``page``: the live table's public URL (None: no
+    live table), ``app_name`` its short name at @BotFather (for the group's direct link)."""
     metrics = metrics or Metrics()
     limiter = SharedRateLimiter(group_max_rate=0, max_retries=3)
     application = (
@@ -140,6 +143,8 @@ def build_application(
         """At start: learn our username, register commands, re-arm every deadline, take back
         the deliveries a previous life of this instance left, and send them."""
         services.bot_username = application.bot.username or ""  # learnt by getMe
+        if page is not None:
+            services.renderer.links = TableLinks(page, services.bot_username, app_name)
         await _register_commands(application, services.renderer.tr)
         for game_id, deadline in await play.deadlines(services.deps):
             services.timers.arm(game_id, deadline)

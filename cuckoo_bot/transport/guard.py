@@ -46,12 +46,12 @@ ACCEPT_ERROR = "socket.accept() out of system resource"
 
 
 def connection_cap() -> int:
-    """A quarter of the process's file limit, at most 256: the rest stays for Telegram, the
-    database and the log."""
+    """A quarter of the process's file limit, at most 1024 (the live table's pages each hold
+    one open): the rest stays for Telegram, the database and the log."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
-        return 256
-    return max(16, min(256, soft // 4))
+        return 1024
+    return max(16, min(1024, soft // 4))
 
 
 class _Reset(asyncio.Protocol):

@@ -1,5 +1,6 @@
-"""The bot's own HTTP server: the webhook Telegram posts updates to (webhook mode), and
-``/healthz`` and ``/metrics`` in either mode.
+"""The bot's own HTTP server: the webhook Telegram posts updates to (webhook mode),
+``/healthz`` and ``/metrics`` in either mode, and the live table (``webapp/``) when the bot has
+a public URL.
 
 PTB's built-in webhook server answers Telegram before the update is handled. This one answers
 only once ``Application.process_update`` has returned, so every write the update makes is
@@ -27,6 +28,7 @@ from cuckoo_bot.app.queries import Vitals
 from cuckoo_bot.transport.guard import Guard
 from cuckoo_bot.transport.intake import handle
 from cuckoo_bot.transport.metrics import Metrics
+from cuckoo_bot.transport.webapp.server import TableApi
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class WebServer:
         metrics_token: str | None = None,
         guard: Guard | None = None,
         health_every: float = HEALTH_EVERY,
+        live: TableApi | None = None,
     ) -> None:
         self.application = application
         self.metrics = metrics
@@ -68,6 +71,7 @@ class WebServer:
         self.metrics_token = metrics_token
         self.health_every = health_every
         self.guard = guard or Guard(metrics)
+        self.live = live  # the live table's page and API, when the bot has a public URL
         self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
         # The latest health check, shared by every caller: (when, the error or None).
@@ -85,9 +89,13 @@ class WebServer:
         app.router.add_get("/metrics", self._metrics)
         if self.webhook is not None:
             app.router.add_post(self.webhook.path, self._update)
+        if self.live is not None:
+            self.live.install(app, self.guard.cap)
         return app
 
     async def start(self) -> None:
+        if self.live is not None:
+            await self.live.start()
         self._runner = web.AppRunner(
             self.app(),
             access_log=None,
@@ -123,6 +131,8 @@ class WebServer:
             await self._runner.cleanup()
             self._runner = None
         await self.guard.close()
+        if self.live is not None:
+            await self.live.stop()
 
     # -- routes -----------------------------------------------------------------------------------
 

@@ -4,23 +4,34 @@ Two people, driven by ``tests.support.driver``, sit with computer seats; everyth
 through the bot's real handlers, store and Bot API calls. At the end the group chat and each
 private chat are printed as a reader would see them. The fake and the driver are test doubles
 kept out of the bot's package, so the demo runs from a source checkout.
+
+``cuckoo-bot demo --web`` starts the same with the live table: each person gets a link to the
+page signed in as them (a development signer stands in for Telegram; ``run`` never signs),
+and plays a whole game in a browser.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import socket
 import sys
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from signal import SIGINT, SIGTERM
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
 
+from cuckoo_bot.app.deps import REVEAL_PAUSE
 from cuckoo_bot.config import Settings
 from cuckoo_bot.transport.serving import Serving
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, play_out
+from tests.support.webapp import sign_init_data
 
 if TYPE_CHECKING:
     from cuckoo_bot.bootstrap import Runtime
@@ -116,4 +127,150 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                 )
             out.write(f"Bot API calls (without polling): {runtime.metrics.total_calls()}\n")
             out.write(call_summary(fake) + "\n")
+    return 0
+
+
+# -- cuckoo-bot demo --web: the live table in a browser, without Telegram ----------------------
+
+WEB_PEOPLE = [(101, "Alice"), (102, "Bob"), (103, "Carol"), (104, "Dan")]
+WATCHER = (109, "Wendy")  # in the group, not seated: the table without any card
+THEMES = {
+    "light": {
+        "bg_color": "#ffffff",
+        "text_color": "#000000",
+        "hint_color": "#707579",
+        "button_color": "#3390ec",
+        "button_text_color": "#ffffff",
+        "secondary_bg_color": "#f4f4f5",
+    },
+    "dark": {
+        "bg_color": "#212121",
+        "text_color": "#ffffff",
+        "hint_color": "#aaaaaa",
+        "button_color": "#8774e1",
+        "button_text_color": "#ffffff",
+        "secondary_bg_color": "#181818",
+    },
+}
+
+
+@dataclass
+class WebDemo:
+    """A running web demo: the fake Telegram, the people's driver, and where each opens the
+    table (a URL carrying initData signed as Telegram would, in its launch parameters)."""
+
+    fake: FakeBotApi
+    driver: TableDriver
+    token: str
+    base: str  # the bot's HTTP server
+    game: int
+    people: list[tuple[int, str]]
+
+    def url(self, user_id: int, theme: str = "light", lang: str = "en") -> str:
+        name = dict([*self.people, WATCHER]).get(user_id, f"User {user_id}")
+        init_data = sign_init_data(self.token, user_id, name, language=lang)
+        launch = urlencode(
+            {
+                "tgWebAppData": init_data,
+                "tgWebAppVersion": "8.0",
+                "tgWebAppPlatform": "web",
+                "tgWebAppThemeParams": json.dumps(THEMES[theme], separators=(",", ":")),
+            },
+            quote_via=quote,
+        )
+        return f"{self.base}/app?game={self.game}#{launch}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def web_demo(
+    humans: int = 3,
+    computers: int = 0,
+    lang: str = "en",
+    seed: int | None = None,
+    port: int = 0,
+    turn_timeout: float = 600,
+    reveal_pause: float = REVEAL_PAUSE,
+) -> AsyncIterator[WebDemo]:
+    """The fake Telegram and the real bot with its live table on 127.0.0.1:``port`` (0: a free
+    one), a group of ``humans`` people and a watcher, and a game started there."""
+    from pydantic import SecretStr
+
+    from cuckoo_bot.bootstrap import build
+    from cuckoo_bot.persistence import migrate
+
+    token = "123456789:DEMO-token-for-the-built-in-fake-api"
+    group_id = -1001234567890
+    people = WEB_PEOPLE[:humans]
+    port = port or free_port()
+    async with FakeBotApi(token=token, bot_username="cuckoo_demo_bot") as fake:
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite+aiosqlite:///{Path(folder) / 'demo.db'}"
+            await migrate.upgrade(url)
+            base = f"http://127.0.0.1:{port}"
+            settings = Settings(
+                bot_token=SecretStr(token),
+                database_url=url,
+                api_base_url=fake.base_url,
+                turn_timeout=turn_timeout,
+                group_rate=10_000,
+                reveal_pause=reveal_pause,  # the reveal stands on the table a moment
+                public_url=base,
+                webapp_name="table",
+                listen="127.0.0.1",
+                port=port,
+                init_data_max_age=86_400,  # a day: the demo's links stay good all evening
+            )
+            runtime = build(settings, rng=random.Random(seed), poll_timeout=1)
+            if not await runtime.serving.start(asyncio.Event()):
+                raise RuntimeError("the bot did not start")
+            try:
+                for user_id, first in [*people, WATCHER]:
+                    fake.add_user(user_id, first, language_code=lang, started=True)
+                fake.add_group(
+                    group_id,
+                    "Cuckoo night",
+                    type="supergroup",
+                    members=[u for u, _ in [*people, WATCHER]],
+                    admins=[people[0][0]],
+                    creator=people[0][0],
+                )
+                driver = TableDriver(fake, group_id)
+                await driver.start_game(people[0][0], [u for u, _ in people], computers)
+                table = driver.table()
+                assert table is not None
+                data = next(d for d in table.callback_datas if d.startswith("1:m:"))
+                game = int(data.split(":")[2])
+                yield WebDemo(fake, driver, token, base, game, people)
+            finally:
+                await runtime.serving.stop(budget=10.0)
+
+
+async def run_web_demo(players: int, lang: str, seed: int | None, port: int) -> int:
+    """``cuckoo-bot demo --web``: a game whose people each play on their own page."""
+    from cuckoo_bot.bootstrap import configure_logging
+
+    configure_logging("WARNING")
+    humans = min(players, len(WEB_PEOPLE))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal in (SIGINT, SIGTERM):
+        loop.add_signal_handler(signal, stop.set)
+    async with web_demo(humans, players - humans, lang, seed, port) as demo:
+        out = sys.stdout
+        out.write(
+            "The live table runs on this machine, with a fake Telegram. Open one link per"
+            " player (each signed in as that person), in separate windows:\n\n"
+        )
+        for user_id, name in demo.people:
+            out.write(f"  {name}: {demo.url(user_id, lang=lang)}\n\n")
+        out.write(f"  {WATCHER[1]} (watching): {demo.url(WATCHER[0], lang=lang)}\n\n")
+        out.write("Ctrl-C ends the demo.\n")
+        out.flush()
+        await stop.wait()
     return 0

@@ -101,6 +101,7 @@ class SqlGames:
     async def _written(self, game: Game) -> None:
         """Bring the rows derived from ``game`` in line: seats, log, rounds. Nothing is read:
         the game row says where the log goes on and what the seats were."""
+        self._s.changed.add(game.id)
         await self._sync_seats(game)
         entries, game.new_log = game.new_log, []
         writer = _LogWriter(self._s, game.id, game.stored_log_seq, game.stored_round)

@@ -4,7 +4,7 @@ this instance's name for outbox claims."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
@@ -38,6 +38,8 @@ class Store:
     now: Now
     instance: str = "local"  # who claims outbox notices (several instances share a database)
     lease: timedelta = LEASE  # how long a claim holds without being renewed
+    # The games this unit of work wrote: once it commits, whoever watches them hears of it.
+    changed: set[int] = field(default_factory=set)
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT, which knows ON CONFLICT."""

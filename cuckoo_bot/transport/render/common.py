@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.constants import MessageLimit
 
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
@@ -34,11 +34,43 @@ class Rendered:
     reply_to: int | None = None  # the message this one answers (in the same chat)
 
 
+@dataclass(frozen=True)
+class TableLinks:
+    """Where the live table (the Mini App) opens, once the bot knows: its page, served by the
+    bot, and Telegram's direct link to it (a group cannot hold a Mini App button, only a link).
+    Empty: no live table, and no message links to one."""
+
+    page: str | None = None  # e.g. https://bot.example.org/app
+    bot: str = ""  # the bot's username
+    app_name: str | None = None  # the Mini App's short name at @BotFather
+
+    def page_for(self, game_id: int) -> str | None:
+        return f"{self.page}?game={game_id}" if self.page else None
+
+    def direct(self, game_id: int) -> str | None:
+        if not (self.page and self.bot and self.app_name):
+            return None
+        return f"https://t.me/{self.bot}/{self.app_name}?startapp={game_id}"
+
+
 class Part:
     """One area of rendering; the areas together make the ``Renderer``."""
 
     def __init__(self, translator: Translator) -> None:
         self.tr = translator
+        self.links = TableLinks()  # set at start, once the bot's username is known
+
+    def table_button(
+        self, lang: str, game_id: int, *, private: bool
+    ) -> InlineKeyboardButton | None:
+        """The key that opens the live table: a Mini App button in a private chat, the direct
+        link in a group; None without a live table."""
+        label = self.tr.t(lang, "btn_open_table")
+        if private:
+            page = self.links.page_for(game_id)
+            return InlineKeyboardButton(label, web_app=WebAppInfo(page)) if page else None
+        direct = self.links.direct(game_id)
+        return InlineKeyboardButton(label, url=direct) if direct else None
 
     def cast(self, players: Mapping[int, Player], order: Sequence[int], lang: str) -> Cast:
         """The names a text will show, "Player N" (N: place in ``order``, a game's seats) for
@@ -88,11 +120,15 @@ def group_language(chat: Chat | None, game: Game | None) -> str:
     return game.language if game is not None else DEFAULT_LANGUAGE
 
 
-def keys(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
-    """Inline keys from rows of (label, callback data)."""
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
-    )
+def keys(
+    rows: list[list[tuple[str, str]]], extra: InlineKeyboardButton | None = None
+) -> InlineKeyboardMarkup:
+    """Inline keys from rows of (label, callback data), and an ``extra`` key on a row of its
+    own below them (a link), if any."""
+    keyboard = [
+        [InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows
+    ]
+    return InlineKeyboardMarkup(keyboard + ([[extra]] if extra is not None else []))
 
 
 def move_row(

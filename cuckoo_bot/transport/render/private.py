@@ -118,7 +118,8 @@ class PrivatePart(ReplyPart):
             lines.append(t(lang, "prompt_so_far", acts=brief))
         lines.append(ask)
         row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
-        return Rendered("\n".join(lines), keys([row]))
+        table = self.table_button(lang, game.id, private=True)
+        return Rendered("\n".join(lines), keys([row], table))
 
     def recall_line(self, last: RoundResult, lang: str) -> str:
         """The player's last round in a line, atop their next prompt."""

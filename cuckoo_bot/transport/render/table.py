@@ -47,7 +47,8 @@ class TablePart(Part):
         keyboard = None
         if not view.final:
             data = keydata.KeyData(keydata.MY_CARD, game.id).encode()
-            keyboard = keys([[(self.tr.t(lang, "btn_my_card"), data)]])
+            table = self.table_button(lang, game.id, private=False)
+            keyboard = keys([[(self.tr.t(lang, "btn_my_card"), data)]], table)
         # Rounds shown together: the newest stay when all cannot fit.
         text = fit_middle(head, [*body, *later], [])
         # The first table is the game's start (it notifies); later rounds come quietly.

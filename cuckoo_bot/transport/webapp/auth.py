@@ -30,6 +30,8 @@ class Viewer:
 
     user_id: int
     first_name: str
+    last_name: str | None
+    username: str | None
     language: str | None  # one the bot speaks, else None
     start_param: str | None  # the link's ``startapp`` value (a game), if any
 
@@ -55,6 +57,8 @@ class InitDataCheck:
         return Viewer(
             user_id=user.id,
             first_name=user.first_name,
+            last_name=user.last_name,
+            username=user.username,
             language=supported_language(user.language_code),
             start_param=data.start_param,
         )

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import signal
+import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
+import aiohttp
 import pytest
 from aiohttp import web
 
 from cuckoo_bot.__main__ import DEMO_NEEDS_SOURCE, _demo, main
+from tests.support.demo import free_port
 
 TOKEN = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -46,6 +52,9 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_WEBHOOK_URL": "bot.example.org"}, "WEBHOOK_URL", ""),
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PORT": "99999"}, "CUCKOO_PORT", "65535"),
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_LOG_FORMAT": "xml"}, "CUCKOO_LOG_FORMAT", "json"),
+        ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PUBLIC_URL": "bot.example.org"}, "PUBLIC_URL", ""),
+        ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_WEBAPP_NAME": "a b"}, "WEBAPP_NAME", "short name"),
+        ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_INIT_DATA_MAX_AGE": "0"}, "INIT_DATA_MAX_AGE", ""),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_it_and_exit_2(
@@ -135,6 +144,22 @@ def test_the_http_server_listens_on_the_loopback_when_polling_unless_told(
     assert Settings().listen_address() == "10.0.0.5"
 
 
+def test_the_live_table_is_at_the_public_url_else_the_webhooks_origin_else_nowhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cuckoo_bot.config import Settings
+
+    assert Settings().public_base() is None  # polling, no public URL: no live table
+    monkeypatch.setenv("CUCKOO_PUBLIC_URL", "https://cards.example.org/")
+    assert Settings().public_base() == "https://cards.example.org"
+    assert Settings().listen_address() == "0.0.0.0"  # its players must reach it
+    monkeypatch.setenv("CUCKOO_WEBHOOK_URL", "https://bot.example.org:8443/tg/update")
+    assert Settings().public_base() == "https://cards.example.org"
+    monkeypatch.setenv("CUCKOO_PUBLIC_URL", " ")
+    assert Settings().public_base() == "https://bot.example.org:8443"
+    assert Settings().init_data_max_age == 3600
+
+
 @pytest.mark.slow  # a second a private message, as Telegram allows: about 15 s
 def test_the_demo_plays_a_whole_game_from_the_source_checkout(
     capsys: pytest.CaptureFixture[str],
@@ -149,3 +174,49 @@ def test_the_demo_plays_a_whole_game_from_the_source_checkout(
 def test_without_the_source_checkout_the_demo_says_how_to_run_it(tmp_path: Path) -> None:
     assert _demo(tmp_path) is None  # an installed wheel: no fake Bot API beside the package
     assert "from a checkout" in DEMO_NEEDS_SOURCE and "pip install -e ." in DEMO_NEEDS_SOURCE
+
+
+@pytest.mark.slow
+async def test_the_web_demo_prints_a_signed_link_per_player_that_opens_their_table() -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "cuckoo_bot",
+        "demo",
+        "--web",
+        "--players",
+        "3",
+        "--seed",
+        "3",
+        "--port",
+        str(port),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    links: dict[str, str] = {}
+    try:
+        async with asyncio.timeout(60):
+            while (line := (await process.stdout.readline()).decode()) and "Ctrl-C" not in line:
+                if found := re.match(r"\s+(\w+)(?: \(watching\))?: (http\S+)", line):
+                    links[found.group(1)] = found.group(2)
+        assert set(links) == {"Alice", "Bob", "Carol", "Wendy"}
+        async with aiohttp.ClientSession() as session:
+            for name, link in links.items():
+                url = urlsplit(link)
+                assert url.netloc == f"127.0.0.1:{port}" and url.path == "/app"
+                init_data = parse_qs(url.fragment)["tgWebAppData"][0]
+                async with session.get(
+                    f"http://127.0.0.1:{port}/app/api/table",
+                    params={"game": parse_qs(url.query)["game"][0]},
+                    headers={"Authorization": f"tma {init_data}"},
+                ) as response:
+                    assert response.status == 200, name
+                    view = await response.json()
+                assert (view["viewer"] is None) == (name == "Wendy")
+                assert view["status"] == "running"
+            async with session.get(link.split("#")[0]) as page:
+                assert page.status == 200 and "text/html" in page.headers["Content-Type"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(process.wait(), 20) == 0

@@ -31,7 +31,7 @@ from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
-from cuckoo_bot.transport.render import Rendered, Renderer, card_label, fit
+from cuckoo_bot.transport.render import Rendered, Renderer, TableLinks, card_label, fit
 from fakebotapi.html import parse_html
 from tests.hostile import seen
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
@@ -473,3 +473,52 @@ def test_a_turn_shows_when_it_runs_out_and_the_first_player_keeps_their_last_rou
 
     nudge = renderer.nudge(NudgeNote(5, 21, deadline, seconds=20), game, lang)
     assert "20" in plain(nudge.text) and "tg-time" in nudge.text and not nudge.quiet
+
+
+async def test_the_live_table_opens_from_the_prompt_and_the_group_table_only_when_it_exists() -> (
+    None
+):
+    deps = await played_game(seed=5, rules=HouseRules())
+    batch = await outbox.claim(deps)
+    linked = Renderer(Translator())
+
+    def openers(rendered: Rendered) -> list[dict[str, object]]:
+        if rendered.keyboard is None:
+            return []
+        rows = rendered.keyboard.to_dict()["inline_keyboard"]
+        return [b for row in rows for b in row if "url" in b or "web_app" in b]
+
+    def shown_with(links: TableLinks) -> dict[NoticeKind, list[list[dict[str, object]]]]:
+        linked.links = links
+        seen_by_kind: dict[NoticeKind, list[list[dict[str, object]]]] = {}
+        for notice in batch.notices:
+            assert notice.game_id is not None
+            game = batch.games[notice.game_id]
+            payload = notice.payload
+            if isinstance(payload, PromptNote):
+                shown = linked.prompt(payload, game, batch.players, "es")
+            elif isinstance(payload, TableView):
+                shown = linked.table(notice, [], game, batch.players, "es")
+            else:
+                continue
+            seen_by_kind.setdefault(notice.kind, []).append(openers(shown))
+        return seen_by_kind
+
+    # No public URL: nothing links to a table that does not exist.
+    none = shown_with(TableLinks())
+    assert all(found == [] for kind in none.values() for found in kind)
+
+    # A public URL: the prompt opens the page as a Mini App; the group (where a Mini App
+    # button cannot be) gets the direct link once the app's short name is known.
+    page = "https://cards.example.org/app"
+    without_name = shown_with(TableLinks(page, "cuckoo_bot"))
+    game_id = batch.notices[0].game_id
+    label = Translator().t("es", "btn_open_table")
+    assert without_name[NoticeKind.PROMPT][0] == [
+        {"text": label, "web_app": {"url": f"{page}?game={game_id}"}}
+    ]
+    assert all(found == [] for found in without_name[NoticeKind.TABLE])
+    named = shown_with(TableLinks(page, "cuckoo_bot", "table"))
+    direct = f"https://t.me/cuckoo_bot/table?startapp={game_id}"
+    tables = [found for found in named[NoticeKind.TABLE] if found]
+    assert tables and all(found == [{"text": label, "url": direct}] for found in tables)

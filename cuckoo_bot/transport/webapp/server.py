@@ -1,0 +1,332 @@
+"""The live table's HTTP routes on the bot's own server: the page, and its API.
+
+- ``GET /app`` and ``/app/<file>``: the page (``static/``), the same for everyone.
+- ``GET /app/api/table?game=ID``: the table as this viewer may see it (``view.as_json``).
+- ``GET /app/api/events?game=ID&after=VERSION``: the same, pushed (Server-Sent Events) at every
+  change of the game from any instance, resuming after the version the page last saw.
+- ``POST /app/api/move`` ``{game, move, turn, round}``: a seat's move, through ``play.act``
+  like a chat key (one of the two for a turn takes effect); ``POST /app/api/again``: Play
+  again, through ``lobby.play_again`` like the key under a finished game.
+
+Every API request carries ``Authorization: tma <initData>``; the user is the one Telegram
+signed (``auth.py``), and nothing else the request says. A seat sees its own card; anyone
+else must be a member of the game's group (asked of Telegram once in a while, not at every
+request) and sees no card before its reveal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Protocol
+
+from aiohttp import web
+from telegram import Bot, ChatMember
+from telegram.error import TelegramError
+
+from cuckoo_bot.app import chats, live, lobby, play
+from cuckoo_bot.app.live import Seen
+from cuckoo_bot.app.model import Asker, Player
+from cuckoo_bot.app.results import Outcome
+from cuckoo_bot.domain.actions import Move
+from cuckoo_bot.transport.handlers.common import after
+from cuckoo_bot.transport.services import Services
+from cuckoo_bot.transport.webapp.auth import InitDataCheck, Refused, Viewer
+from cuckoo_bot.transport.webapp.hub import Hub
+from cuckoo_bot.transport.webapp.view import as_json, page_strings
+
+log = logging.getLogger(__name__)
+
+PING_EVERY = 15.0  # seconds between two keep-alive comments on an idle event stream
+MEMBER_FOR = 300.0  # seconds a group membership, once asked of Telegram, is taken as known
+MEMBERS_KEPT = 10_000  # memberships remembered at most (then forgotten all at once)
+STREAMS_SPARE = 32  # connections kept free of event streams (Telegram's updates, health checks)
+BODY_LIMIT = 4096  # bytes of a move's JSON body
+STATIC = resources.files("cuckoo_bot.transport.webapp") / "static"
+TYPES = {".html": "text/html", ".js": "application/javascript", ".css": "text/css"}
+
+
+class Problem(Exception):
+    """A request answered with ``status`` and ``{"error": code}``."""
+
+    def __init__(self, status: int, code: str) -> None:
+        super().__init__(code)
+        self.status = status
+        self.code = code
+
+    def response(self) -> web.Response:
+        return web.json_response({"error": self.code}, status=self.status)
+
+
+class Listening(Protocol):
+    """What hears the other instances' changes (``persistence.listen.GameListener``)."""
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Asking:
+    """An authorised request: who asks, about which game, and their seat (None: watching)."""
+
+    viewer: Viewer
+    seen: Seen
+    seat: int | None
+
+
+class TableApi:
+    def __init__(
+        self,
+        services: Services,
+        bot: Bot,
+        check: InitDataCheck,
+        hub: Hub[Seen | None],
+        listener: Listening | None = None,
+    ) -> None:
+        self.services = services
+        self.bot = bot
+        self.check = check
+        self.hub = hub
+        self.listener = listener  # PostgreSQL: every instance's changes; SQLite: in process
+        self.max_streams = 1
+        self.streams = 0
+        self._members: dict[tuple[int, int], tuple[bool, float]] = {}
+
+    async def start(self) -> None:
+        if self.listener is not None:
+            self.listener.start()
+
+    async def stop(self) -> None:
+        if self.listener is not None:
+            await self.listener.stop()
+
+    def install(self, app: web.Application, connections: int) -> None:
+        """The routes, on a server taking at most ``connections`` at once."""
+        self.max_streams = max(1, connections - STREAMS_SPARE)
+        app.router.add_get("/app", self._page)
+        app.router.add_get("/app/api/table", self._table)
+        app.router.add_get("/app/api/events", self._events)
+        app.router.add_post("/app/api/move", self._move)
+        app.router.add_post("/app/api/again", self._again)
+        app.router.add_get("/app/{name}", self._file)
+
+    # -- the page ---------------------------------------------------------------------------------
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        return _static("table.html")
+
+    async def _file(self, request: web.Request) -> web.StreamResponse:
+        return _static(request.match_info["name"])
+
+    # -- who asks ---------------------------------------------------------------------------------
+
+    async def _asking(self, request: web.Request, game: object) -> Asking:
+        header = request.headers.get("Authorization", "")
+        scheme, _, init_data = header.partition(" ")
+        try:
+            viewer = self.check.viewer(init_data.strip() if scheme.lower() == "tma" else None)
+        except Refused as refused:
+            raise Problem(401, "expired" if refused.expired else "unauthorized") from None
+        game_id = _game_id(game)
+        seen = await self.hub.latest(game_id)
+        if seen is None:
+            raise Problem(404, "no_game")
+        if viewer.user_id in seen.game.seats:
+            return Asking(viewer, seen, viewer.user_id)
+        if not await self._member(seen.chat_id, viewer.user_id):
+            raise Problem(403, "forbidden")
+        return Asking(viewer, seen, None)
+
+    async def _member(self, chat_id: int, user_id: int) -> bool:
+        """Is ``user_id`` in the group? Asked of Telegram (one call), then known a while."""
+        now = time.monotonic()
+        known = self._members.get((chat_id, user_id))
+        if known is not None and known[1] > now:
+            return known[0]
+        try:
+            member = await self.bot.get_chat_member(chat_id, user_id)
+            inside = member.status not in (ChatMember.LEFT, ChatMember.BANNED)
+        except TelegramError:
+            inside = False
+        if len(self._members) >= MEMBERS_KEPT:
+            self._members.clear()
+        self._members[(chat_id, user_id)] = (inside, now + MEMBER_FOR)
+        return inside
+
+    def _view(self, asking: Asking, seen: Seen) -> dict[str, Any]:
+        table = live.live_table(seen.game, asking.seat)
+        strings = page_strings(self.services.renderer.tr, seen.language)
+        return as_json(table, seen, strings, self.services.deps.clock.now())
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    async def _table(self, request: web.Request) -> web.Response:
+        try:
+            asking = await self._asking(request, request.query.get("game"))
+        except Problem as problem:
+            return problem.response()
+        return _json(self._view(asking, asking.seen))
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        try:
+            asking = await self._asking(request, request.query.get("game"))
+            after_version = _version(
+                request.query.get("after", request.headers.get("Last-Event-ID"))
+            )
+        except Problem as problem:
+            return problem.response()
+        if self.streams >= self.max_streams:
+            # The page polls instead; the server's connections stay free for Telegram.
+            return web.json_response({"error": "busy"}, status=503, headers={"Retry-After": "30"})
+        game_id = asking.seen.game.id
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",  # a proxy must pass each event on at once
+            }
+        )
+        self.streams += 1
+        try:
+            await response.prepare(request)
+            with self.hub.watch(game_id) as wake:
+                seen: Seen | None = asking.seen
+                while seen is not None:
+                    if seen.game.version > after_version:
+                        after_version = seen.game.version
+                        await response.write(_event(after_version, self._view(asking, seen)))
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), PING_EVERY)
+                    if not wake.is_set():
+                        await response.write(b": ping\n\n")
+                        continue
+                    wake.clear()
+                    seen = await self.hub.latest(game_id)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass  # the page went away
+        finally:
+            self.streams -= 1
+        return response
+
+    # -- acting -----------------------------------------------------------------------------------
+
+    async def _move(self, request: web.Request) -> web.Response:
+        try:
+            body = await _body(request)
+            asking = await self._asking(request, body.get("game"))
+            move, turn, round_no = body.get("move"), body.get("turn"), body.get("round")
+            if move not in set(Move) or not isinstance(turn, int) or not _is_int(round_no):
+                raise Problem(400, "bad_request")
+            if not _is_int(turn):
+                raise Problem(400, "bad_request")
+        except Problem as problem:
+            return problem.response()
+        user = asking.viewer.user_id
+        outcome = await play.act(
+            self.services.deps,
+            asking.seen.game.id,
+            user,
+            Move(move),
+            turn,
+            None,  # idempotent by its turn: of a page's and a key's press, one takes effect
+            round_no=round_no,
+            asker=Asker(user, asking.viewer.language),
+        )
+        return await self._answer(asking, outcome, with_view=True)
+
+    async def _again(self, request: web.Request) -> web.Response:
+        try:
+            body = await _body(request)
+            asking = await self._asking(request, body.get("game"))
+        except Problem as problem:
+            return problem.response()
+        viewer = asking.viewer
+        user = Player(
+            viewer.user_id, viewer.first_name, viewer.last_name, viewer.username, can_dm=None
+        )
+        can_dm = await chats.reachable(self.services.deps, viewer.user_id)
+        # Pressed "in the private chat" of a seat, as the key in a seat's private chat is; a
+        # group member who was not seated presses it as in the group.
+        where = viewer.user_id if asking.seat is not None else asking.seen.chat_id
+        outcome = await lobby.play_again(
+            self.services.deps, asking.seen.game.id, where, user, reachable=can_dm is not False
+        )
+        return await self._answer(asking, outcome, with_view=False)
+
+    async def _answer(self, asking: Asking, outcome: Outcome, *, with_view: bool) -> web.Response:
+        await after(self.services, outcome)  # the chat is told as after a key (not the presser)
+        lang = outcome.lang or asking.viewer.language or asking.seen.language
+        reply = outcome.reply
+        text = self.services.renderer.popup(lang, reply, outcome.named) if reply else ""
+        ok = outcome.batch is not None  # it took effect: it has something to tell the chats
+        body: dict[str, Any] = {"ok": ok, "reply": text}
+        if with_view:
+            seen = await live.seen(self.services.deps, asking.seen.game.id)
+            if seen is not None:
+                body["view"] = self._view(asking, seen)
+        return _json(body, status=200 if ok else 409)
+
+
+def _static(name: str) -> web.StreamResponse:
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    content_type = TYPES.get(suffix)
+    item = STATIC / name
+    if content_type is None or "/" in name or not item.is_file():
+        return web.json_response({"error": "not_found"}, status=404)
+    return web.Response(
+        body=item.read_bytes(),
+        content_type=content_type,
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+def _json(body: dict[str, Any], status: int = 200) -> web.Response:
+    return web.json_response(body, status=status, headers={"Cache-Control": "no-store"})
+
+
+def _event(version: int, view: dict[str, Any]) -> bytes:
+    data = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+    return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _game_id(value: object) -> int:
+    if isinstance(value, str) and value.isdigit() and len(value) < 19:
+        value = int(value)
+    if isinstance(value, int) and _is_int(value) and 0 < value < 2**63:
+        return value
+    raise Problem(400, "bad_request")
+
+
+def _version(value: str | None) -> int:
+    if value is None or value == "":
+        return -1
+    if not value.isdigit() or len(value) > 18:
+        raise Problem(400, "bad_request")
+    return int(value)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    if request.content_length is not None and request.content_length > BODY_LIMIT:
+        raise Problem(413, "too_large")
+    try:
+        async with asyncio.timeout(5):
+            raw = await request.content.read(BODY_LIMIT + 1)
+        if len(raw) > BODY_LIMIT:
+            raise Problem(413, "too_large")
+        data = json.loads(raw)
+    except (TimeoutError, json.JSONDecodeError, UnicodeDecodeError):
+        raise Problem(400, "bad_request") from None
+    if not isinstance(data, dict):
+        raise Problem(400, "bad_request")
+    return data

@@ -1,0 +1,81 @@
+"""The live table's hub: one read of a game per change, shared by all its watchers; every
+watcher woken by a change, and a failed read made again."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cuckoo_bot.persistence.listen import asyncpg_dsn, parse
+from cuckoo_bot.transport.webapp.hub import Hub
+
+
+class Reads:
+    def __init__(self) -> None:
+        self.count = 0
+        self.fail = False
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def __call__(self, game_id: int) -> tuple[int, int]:
+        self.count += 1
+        await self.gate.wait()
+        if self.fail:
+            raise ConnectionError("the database went away")
+        return game_id, self.count
+
+
+async def test_watchers_of_a_game_share_one_read_per_change() -> None:
+    reads = Reads()
+    hub = Hub(reads)
+    with hub.watch(7) as first, hub.watch(7) as second, hub.watch(8) as other:
+        reads.gate.clear()
+        pending = [asyncio.create_task(hub.latest(7)) for _ in range(50)]
+        await asyncio.sleep(0)
+        reads.gate.set()
+        assert {await task for task in pending} == {(7, 1)}
+        assert await hub.latest(7) == (7, 1)  # nothing changed: no new read
+        assert reads.count == 1
+
+        hub.changed(frozenset({7}))
+        assert first.is_set() and second.is_set() and not other.is_set()
+        assert await hub.latest(7) == (7, 2)
+        assert await hub.latest(7) == (7, 2)
+        assert reads.count == 2
+
+        hub.changed(None)  # the listener reconnected: anything may have changed
+        assert other.is_set()
+        assert hub.watchers == 3
+    assert hub.watchers == 0
+
+
+async def test_a_failed_read_is_made_again_by_the_next_caller() -> None:
+    reads = Reads()
+    hub = Hub(reads)
+    with hub.watch(3):
+        reads.fail = True
+        with pytest.raises(ConnectionError):
+            await hub.latest(3)
+        reads.fail = False
+        assert await hub.latest(3) == (3, 2)
+
+
+async def test_a_game_nobody_watches_is_read_each_time() -> None:
+    reads = Reads()
+    hub = Hub(reads)
+    await hub.latest(1)
+    await hub.latest(1)
+    hub.changed(frozenset({1}))  # nobody to wake: nothing kept
+    assert reads.count == 2
+
+
+def test_a_notify_payload_is_its_game_ids_and_anything_else_means_read_everything() -> None:
+    assert parse("3,17") == frozenset({3, 17})
+    assert parse("") == frozenset()
+    assert parse("3,x") is None
+
+
+def test_the_listener_connects_with_the_bots_own_database_url() -> None:
+    url = "postgresql+asyncpg://cuckoo:s3cret@db.example:5433/games"
+    assert asyncpg_dsn(url) == "postgresql://cuckoo:s3cret@db.example:5433/games"
