@@ -95,6 +95,7 @@ async def test_each_viewer_sees_their_own_card_only_and_strangers_and_forgeries_
             assert hidden_cards_shown(view) == []
             assert (view["options"] != []) == (view["actor"] == user)
             assert view["strings"]["keep"] and view["lang"] == "en"
+            assert view["turn_seconds"] == 600
         assert [s["name"] for s in views[PLAYERS[0]]["seats"]] != []
 
         status, watching = await page(session, bot, WATCHER).get(game)
@@ -103,7 +104,8 @@ async def test_each_viewer_sees_their_own_card_only_and_strangers_and_forgeries_
         assert all(seat["card"] is None for seat in watching["seats"])
 
         status, body = await page(session, bot, STRANGER).get(game)
-        assert (status, body) == (403, {"error": "forbidden"})
+        assert (status, body["error"]) == (403, "forbidden")
+        assert body["strings"]["not_member"]  # the page says why, in the group's language
 
         before = fake.call_count()
         refused = {
@@ -128,9 +130,20 @@ async def test_each_viewer_sees_their_own_card_only_and_strangers_and_forgeries_
         assert view["version"] == views[PLAYERS[0]]["version"]  # nothing changed
 
         status, body = await page(session, bot, PLAYERS[0]).get(999_999)
-        assert (status, body) == (404, {"error": "no_game"})
+        assert (status, body["error"]) == (404, "no_game")
         status, body = await page(session, bot, PLAYERS[0]).get("twelve")
         assert status == 400
+
+        # The page itself is the same for everyone, at /app (its script beside it).
+        async with session.get(f"{bot.http_url()}/app/?game={game}", allow_redirects=False) as r:
+            assert (r.status, r.headers["Location"]) == (301, f"/app?game={game}")
+        async with session.get(f"{bot.http_url()}/app?game={game}") as r:
+            assert r.status == 200 and r.content_type == "text/html"
+            assert "telegram-web-app.js" in await r.text()
+        async with session.get(f"{bot.http_url()}/app/table.js") as r:
+            assert r.status == 200 and r.content_type == "application/javascript"
+        async with session.get(f"{bot.http_url()}/app/..%2Fserver.py") as r:
+            assert r.status == 404
 
 
 async def test_a_move_from_the_page_and_one_from_the_chat_take_effect_once_and_reach_open_pages(
@@ -253,3 +266,40 @@ async def test_a_page_on_one_instance_sees_a_move_made_on_another(
                 assert heard["version"] > view["version"]
                 assert heard["turn"] == view["turn"] + 1
                 view = heard
+
+
+async def test_a_timeout_reaches_the_page_and_the_end_offers_play_again(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver
+) -> None:
+    bot = await live_bot(make_bot, CUCKOO_TURN_TIMEOUT="2", CUCKOO_TURN_WARNING="0")
+    game = await started(fake, table)
+    async with aiohttp.ClientSession() as session:
+        watcher = page(session, bot, WATCHER)
+        _, view = await watcher.get(game)
+        async with watcher.events(game, after=view["version"]) as pushed:
+            # Nobody presses: the clock runs out, and the page hears it without asking.
+            timed_out = await asyncio.wait_for(anext(pushed), 10)
+            late = next(s for s in timed_out["seats"] if s["player"] == view["actor"])
+            assert late["acted"] == "timeout"
+            assert timed_out["turn"] == view["turn"] + 1
+
+        # Everyone lets the clock run: the game ends on its own. Then the page's Play again.
+        deadline = asyncio.get_running_loop().time() + 120
+        while view["status"] == "running":
+            assert asyncio.get_running_loop().time() < deadline, view
+            await asyncio.sleep(1)
+            _, view = await watcher.get(game)
+        assert view["status"] == "finished"  # the idle-turn limit ended it, winner or not
+        old_lobby = table.lobby()
+        status, answer = await page(session, bot, STRANGER).post("again", {"game": game})
+        assert status == 403  # not in the group: no Play again either
+        status, answer = await page(session, bot, PLAYERS[1]).post("again", {"game": game})
+        assert status == 200 and answer["ok"], answer
+        assert answer["reply"]
+        await fake.wait_for(
+            lambda: (
+                (new := table.lobby()) is not None
+                and (old_lobby is None or new.message_id > old_lobby.message_id)
+            ),
+            10,
+        )

@@ -54,13 +54,17 @@ TYPES = {".html": "text/html", ".js": "application/javascript", ".css": "text/cs
 class Problem(Exception):
     """A request answered with ``status`` and ``{"error": code}``."""
 
-    def __init__(self, status: int, code: str) -> None:
+    def __init__(self, status: int, code: str, strings: dict[str, str] | None = None) -> None:
         super().__init__(code)
         self.status = status
         self.code = code
+        self.strings = strings  # the page's texts, when the asker's language is known
 
     def response(self) -> web.Response:
-        return web.json_response({"error": self.code}, status=self.status)
+        body: dict[str, object] = {"error": self.code}
+        if self.strings is not None:
+            body["strings"] = self.strings
+        return web.json_response(body, status=self.status)
 
 
 class Listening(Protocol):
@@ -97,6 +101,7 @@ class TableApi:
         self.max_streams = 1
         self.streams = 0
         self._members: dict[tuple[int, int], tuple[bool, float]] = {}
+        self._texts: dict[str, dict[str, str]] = {}
 
     async def start(self) -> None:
         if self.listener is not None:
@@ -110,6 +115,7 @@ class TableApi:
         """The routes, on a server taking at most ``connections`` at once."""
         self.max_streams = max(1, connections - STREAMS_SPARE)
         app.router.add_get("/app", self._page)
+        app.router.add_get("/app/", self._slash)
         app.router.add_get("/app/api/table", self._table)
         app.router.add_get("/app/api/events", self._events)
         app.router.add_post("/app/api/move", self._move)
@@ -120,6 +126,10 @@ class TableApi:
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
         return _static("table.html")
+
+    async def _slash(self, request: web.Request) -> web.StreamResponse:
+        """``/app/``: the page's own address is ``/app`` (its script is found beside it)."""
+        raise web.HTTPMovedPermanently(request.rel_url.with_path("/app", keep_query=True))
 
     async def _file(self, request: web.Request) -> web.StreamResponse:
         return _static(request.match_info["name"])
@@ -133,15 +143,27 @@ class TableApi:
             viewer = self.check.viewer(init_data.strip() if scheme.lower() == "tma" else None)
         except Refused as refused:
             raise Problem(401, "expired" if refused.expired else "unauthorized") from None
-        game_id = _game_id(game)
+        # Told in the asker's language: Telegram says which (the game's, once it is known).
+        said = self._strings(viewer.language)
+        try:
+            game_id = _game_id(game)
+        except Problem:
+            raise Problem(400, "bad_request", said) from None
         seen = await self.hub.latest(game_id)
         if seen is None:
-            raise Problem(404, "no_game")
+            raise Problem(404, "no_game", said)
         if viewer.user_id in seen.game.seats:
             return Asking(viewer, seen, viewer.user_id)
         if not await self._member(seen.chat_id, viewer.user_id):
-            raise Problem(403, "forbidden")
+            raise Problem(403, "forbidden", self._strings(seen.language))
         return Asking(viewer, seen, None)
+
+    def _strings(self, language: str | None) -> dict[str, str]:
+        """The page's texts in ``language`` (the bot's default for None), made once each."""
+        key = language or ""
+        if key not in self._texts:
+            self._texts[key] = page_strings(self.services.renderer.tr, language)
+        return self._texts[key]
 
     async def _member(self, chat_id: int, user_id: int) -> bool:
         """Is ``user_id`` in the group? Asked of Telegram (one call), then known a while."""
@@ -161,7 +183,7 @@ class TableApi:
 
     def _view(self, asking: Asking, seen: Seen) -> dict[str, Any]:
         table = live.live_table(seen.game, asking.seat)
-        strings = page_strings(self.services.renderer.tr, seen.language)
+        strings = self._strings(seen.language)
         return as_json(table, seen, strings, self.services.deps.clock.now())
 
     # -- reading ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ def page_keys() -> tuple[str, ...]:
     return tuple(key for key in MESSAGES if key.startswith(PAGE_PREFIX))
 
 
-def page_strings(tr: Translator, language: str) -> dict[str, str]:
+def page_strings(tr: Translator, language: str | None) -> dict[str, str]:
     """Every text of the page in ``language``, by its key without the prefix."""
     return {key.removeprefix(PAGE_PREFIX): tr.template(language, key) for key in page_keys()}
 
@@ -44,6 +44,7 @@ def as_json(table: LiveTable, seen: Seen, strings: dict[str, str], now: datetime
         "turn": table.turn,
         "actor": table.actor,
         "deadline": table.deadline.isoformat() if table.deadline is not None else None,
+        "turn_seconds": seen.game.turn_timeout,  # a whole turn, for the page's clock
         "now": now.isoformat(),
         "revealed": table.revealed,
         "viewer": table.viewer,

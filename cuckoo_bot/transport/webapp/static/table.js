@@ -45,6 +45,7 @@
   const POLL_MS = 2000;
   const STREAM_RETRY_SLOW_MS = 30000;
   const STREAM_FAILS_BEFORE_POLLING = 3;
+  const TELEGRAM_WAIT_MS = 3000; // for Telegram's script, when the address has no launch data
   const STREAM_SILENCE_MS = 40000; // the server pings every 15 s: silence this long is a dead stream
 
   // -- launch parameters ------------------------------------------------------------------------
@@ -544,7 +545,10 @@
 
   // == the page ===================================================================================
 
-  const tg = window.Telegram && window.Telegram.WebApp ? window.Telegram.WebApp : null;
+  // Telegram's script loads on its own (async, and it may never come): ask for it each time.
+  function tg() {
+    return window.Telegram && window.Telegram.WebApp ? window.Telegram.WebApp : null;
+  }
   const S = {
     launch: null,
     base: "/app",
@@ -555,7 +559,6 @@
     busy: false,
     conn: "connecting",
     revealedRounds: new Set(), // rounds whose flip has played
-    lastActor: null,
     toastTimer: 0,
   };
   const live = { fails: 0, polling: false, pollTimer: 0, retryTimer: 0, controller: null };
@@ -572,7 +575,8 @@
   }
 
   function haptic(kind, style) {
-    const h = tg && tg.HapticFeedback;
+    const app = tg();
+    const h = app && app.HapticFeedback;
     if (!h) return;
     try {
       if (kind === "impact") h.impactOccurred(style || "medium");
@@ -584,12 +588,13 @@
 
   function applyTheme() {
     const root = document.documentElement;
-    const params = (tg && tg.themeParams && Object.keys(tg.themeParams).length && tg.themeParams) ||
+    const app = tg();
+    const params = (app && app.themeParams && Object.keys(app.themeParams).length && app.themeParams) ||
       (S.launch && S.launch.theme) || null;
     for (const [name, value] of Object.entries(themeVars(params))) root.style.setProperty(name, value);
     let dark;
     if (params && params.bg_color) dark = isDark(params.bg_color);
-    else if (tg && tg.colorScheme) dark = tg.colorScheme === "dark";
+    else if (app && app.colorScheme) dark = app.colorScheme === "dark";
     else dark = !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
     root.dataset.scheme = dark ? "dark" : "light";
   }
@@ -955,8 +960,8 @@
     }
   }
 
-  // The turn's full length is not in the View: the first remaining time seen for a turn stands
-  // for it, so the bar starts full and empties at the clock's pace.
+  // The turn's full length: the View's turn_seconds, else (an older server) the first
+  // remaining time seen for a turn, so the bar starts full and empties at the clock's pace.
   const turnLength = new Map();
 
   function tick() {
@@ -970,7 +975,10 @@
       return;
     }
     const key = view.game + ":" + view.round + ":" + view.turn;
-    if (!turnLength.has(key)) turnLength.set(key, Math.max(ms, 1000));
+    if (!turnLength.has(key)) {
+      const full = typeof view.turn_seconds === "number" ? view.turn_seconds * 1000 : ms;
+      turnLength.set(key, Math.max(full, ms, 1000));
+    }
     clock.querySelector(".secs").textContent = S.t("seconds", { seconds: secs });
     clock.querySelector(".bar i").style.width = Math.min(100, (100 * ms) / turnLength.get(key)) + "%";
     clock.classList.toggle("warn", isWarning(secs));
@@ -1095,26 +1103,52 @@
     setConn(S.conn);
   }
 
-  async function start() {
+  let telegramDone = false;
+
+  /** Tell Telegram the page is ready, take the whole height, follow its theme. */
+  function telegramReady() {
+    const app = tg();
+    if (!app || telegramDone) return;
+    telegramDone = true;
+    try {
+      app.ready();
+      app.expand();
+      app.onEvent("themeChanged", applyTheme);
+    } catch (_) {
+      /* an old client */
+    }
+    applyTheme();
+  }
+
+  function readLaunch() {
+    const app = tg();
     S.launch = parseLaunch(
       location.search,
       location.hash,
-      tg && tg.initData ? tg.initData : "",
-      tg && tg.themeParams ? tg.themeParams : null
+      app && app.initData ? app.initData : "",
+      app && app.themeParams ? app.themeParams : null
     );
+  }
+
+  async function start() {
+    readLaunch();
     S.base = apiBase(location.pathname);
     applyTheme();
-    if (tg) {
-      try {
-        tg.ready();
-        tg.expand();
-        tg.onEvent("themeChanged", applyTheme);
-      } catch (_) {
-        /* an old client */
-      }
+    if (tg()) telegramReady();
+    else {
+      const script = document.getElementById("telegram-js");
+      if (script) script.addEventListener("load", telegramReady);
     }
     setInterval(tick, 250);
     render();
+    // No launch data in the address (a reload, say): Telegram's script may still bring it.
+    for (let waited = 0; !S.launch.initData && !tg() && waited < TELEGRAM_WAIT_MS; waited += 100) {
+      await new Promise(function (done) { setTimeout(done, 100); });
+    }
+    if (!S.launch.initData && tg()) {
+      readLaunch();
+      telegramReady();
+    }
     if (!S.launch.initData) return fail("unauthorized");
     if (S.launch.game === null) return fail("bad_link");
     try {

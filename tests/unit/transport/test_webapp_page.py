@@ -1,0 +1,788 @@
+"""The live table's page (``webapp/static/table.html`` and ``table.js``) in a real browser.
+
+Debian's Chromium, driven by Playwright, loads the page from a local HTTP server; the page's API
+(``/app/api/...``) is answered by ``FakeApi`` with canned Views, and Telegram's script is
+blocked (as it is without internet): the page must work from its launch parameters alone.
+The pure functions of ``window.CuckooTable`` are called directly; the rest is asserted on what
+the page shows and on the requests it sends.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+
+from cuckoo_bot.i18n.messages import MESSAGES
+
+CHROMIUM = Path("/usr/bin/chromium")
+STATIC = Path(__file__).resolve().parents[3] / "cuckoo_bot" / "transport" / "webapp" / "static"
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        "the page's tests need Debian's Chromium at /usr/bin/chromium", allow_module_level=True
+    )
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+Page = sync_api.Page
+
+GAME = 12
+ANA, BOB, EVE, ZOE, CURLY, RTL = 111, 222, 333, 444, 555, 666
+INIT_DATA = (
+    "query_id=AAHdF6IQAAAAAN0XohDhrOrc"
+    "&user="
+    + quote(json.dumps({"id": ANA, "first_name": "Ana", "language_code": "en"}))
+    + f"&auth_date=1790000000&start_param={GAME}&hash=0123456789abcdef"
+)
+LIGHT = {
+    "bg_color": "#ffffff",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "button_color": "#3390ec",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#f4f4f5",
+}
+DARK = {
+    "bg_color": "#212121",
+    "text_color": "#ffffff",
+    "hint_color": "#aaaaaa",
+    "button_color": "#8774e1",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#181818",
+}
+HOSTILE = "<img src=x onerror=window.__xss=1>"
+# What the server sends: every web_ text of the catalog, without its prefix.
+STRINGS = {
+    key.removeprefix("web_"): text for key, text in MESSAGES.items() if key.startswith("web_")
+}
+
+
+def seat(player: int, name: str, lives: int = 3, **fields: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "player": player,
+        "name": name,
+        "lives": lives,
+        "out": False,
+        "dealer": False,
+        "acted": None,
+        "target": None,
+        "shown": None,
+        "card": None,
+        "lost": False,
+    }
+    data.update(fields)
+    return data
+
+
+def running_view(viewer: int | None = ANA, version: int = 34) -> dict[str, Any]:
+    """Six players, round 2, Ana's turn (the third); Zoë deals. Ana holds 7♦."""
+    seats = [
+        seat(ANA, "Ana", 3, card="7D" if viewer == ANA else None),
+        seat(BOB, "Bob", 2),
+        seat(EVE, HOSTILE, 0, out=True),
+        seat(ZOE, "Zoë", 1, dealer=True),
+        seat(CURLY, "{name}", 3, acted="blocked", target=RTL, shown="KS"),
+        seat(RTL, "\u202eRETSAM", 2, acted="timeout"),
+    ]
+    return {
+        "game": GAME,
+        "version": version,
+        "status": "running",
+        "round": 2,
+        "turn": 3,
+        "actor": ANA,
+        "deadline": "2026-12-03T10:00:00+00:00",
+        "now": "2026-12-03T09:59:30.123456+00:00",
+        "revealed": False,
+        "viewer": viewer,
+        "options": ["keep", "swap"] if viewer == ANA else [],
+        "winners": [],
+        "seats": seats,
+        "max_lives": 3,
+        "lang": "en",
+        "strings": dict(STRINGS),
+    }
+
+
+def revealed_view() -> dict[str, Any]:
+    view = running_view(version=40)
+    view.update(actor=None, deadline=None, revealed=True, options=[], turn=6)
+    cards = {ANA: "7D", BOB: "QC", ZOE: "2H", CURLY: "KS", RTL: "10S"}
+    for s in view["seats"]:
+        s["card"] = cards.get(s["player"])
+        s["acted"] = s["acted"] or "keep"
+    lost = next(s for s in view["seats"] if s["player"] == ZOE)
+    lost.update(lost=True, lives=0, out=True)
+    return view
+
+
+def finished_view() -> dict[str, Any]:
+    view = revealed_view()
+    view.update(status="finished", version=41, winners=[BOB])
+    return view
+
+
+def many_seats(count: int) -> dict[str, Any]:
+    view = running_view()
+    names = ["W" * 64, "Ngô Đình Diệm", "محمد", "👨\u200d👩\u200d👧\u200d👦 Family", "Zalgơ̷̢"]
+    view["seats"] = [seat(ANA, "Ana", 3, card="AS")] + [
+        seat(1000 + i, names[i % len(names)] + f" {i}", i % 4, out=i % 4 == 0, dealer=i == 3)
+        for i in range(1, count)
+    ]
+    return view
+
+
+def iso(name: str) -> str:
+    """A name as the page sets it inside a sentence: between FSI and PDI."""
+    return f"\u2068{name}\u2069"
+
+
+def sse(*views: dict[str, Any]) -> str:
+    frames = [": ping\n\n"]
+    frames += [f"id: {v['version']}\nevent: table\ndata: {json.dumps(v)}\n\n" for v in views]
+    return "".join(frames)
+
+
+class FakeApi:
+    """The server's /app/api as the page sees it: canned answers, and every request kept."""
+
+    def __init__(self, view: dict[str, Any] | None) -> None:
+        self.view = view
+        self.stream: list[dict[str, Any]] = []  # what the next events request delivers
+        self.errors: dict[str, tuple[int, dict[str, Any]]] = {}  # path tail -> status, body
+        self.answers: dict[str, tuple[int, dict[str, Any]]] = {}  # POST path tail -> answer
+        self.requests: list[dict[str, Any]] = []
+
+    def handle(self, route: Any) -> None:
+        request = route.request
+        url = urlparse(request.url)
+        tail = url.path.rsplit("/api/", 1)[1]
+        self.requests.append(
+            {
+                "method": request.method,
+                "path": tail,
+                "query": {k: v[0] for k, v in parse_qs(url.query).items()},
+                "headers": request.all_headers(),
+                "body": request.post_data_json if request.method == "POST" else None,
+            }
+        )
+        if tail in self.errors:
+            status, body = self.errors[tail]
+            route.fulfill(status=status, json=body)
+        elif request.method == "POST":
+            status, body = self.answers[tail]
+            route.fulfill(status=status, json=body)
+        elif tail == "table":
+            route.fulfill(status=200, json=self.view)
+        elif tail == "events":
+            views, self.stream = self.stream, []
+            route.fulfill(status=200, content_type="text/event-stream", body=sse(*views))
+        else:
+            route.fulfill(status=404, json={"error": "no_game"})
+
+    def seen(self, path: str, method: str = "GET") -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"] == path and r["method"] == method]
+
+
+class _Static(SimpleHTTPRequestHandler):
+    """/app is the page, /app/<file> the static folder's files (as the bot serves them)."""
+
+    def translate_path(self, path: str) -> str:
+        route = urlparse(path).path
+        name = "table.html" if route in ("/app", "/app/") else route.removeprefix("/app/")
+        return str(STATIC / Path(name).name)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Static, directory=str(STATIC)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+Opener = Callable[..., tuple[Page, FakeApi]]
+
+
+@pytest.fixture
+def open_page(server: str, browser: Any) -> Iterator[Opener]:
+    """open_page(view, ...) -> the page showing it, and the fake API it talks to."""
+    contexts: list[Any] = []
+
+    def open_(
+        view: dict[str, Any] | None,
+        *,
+        width: int = 360,
+        height: int = 740,
+        theme: dict[str, str] | None = None,
+        init_script: str | None = None,
+        hash_data: bool = True,
+        before: Callable[[FakeApi], None] | None = None,
+        wait: str | None = ".seat",
+        fake_clock: bool = False,
+    ) -> tuple[Page, FakeApi]:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.route("https://telegram.org/**", lambda route: route.abort())
+        api = FakeApi(view)
+        if before is not None:
+            before(api)
+        page.route("**/app/api/**", api.handle)
+        if init_script:
+            page.add_init_script(init_script)
+        if fake_clock:
+            page.clock.install()
+        launch = ""
+        if hash_data:
+            launch = (
+                f"#tgWebAppData={quote(INIT_DATA)}&tgWebAppVersion=8.0&tgWebAppPlatform=web"
+                f"&tgWebAppThemeParams={quote(json.dumps(theme or LIGHT))}"
+            )
+        page.goto(f"{server}/app?game={GAME}{launch}")
+        if wait:
+            page.wait_for_selector(wait)
+        return page, api
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def lib(server: str, browser: Any) -> Iterator[Page]:
+    """One page for the module's calls to the pure functions (no launch data: it shows nothing)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.route("https://telegram.org/**", lambda route: route.abort())
+    page.goto(f"{server}/app")
+    page.wait_for_function("window.CuckooTable !== undefined")
+    yield page
+    context.close()
+
+
+def js(page: Page, expression: str, *args: Any) -> Any:
+    """``expression`` evaluated in the page, with ``T`` = window.CuckooTable and ``a, b, c``
+    = ``args``."""
+    return page.evaluate(
+        f"([a, b, c]) => {{ const T = window.CuckooTable; return {expression}; }}",
+        [*args, None, None, None][:3],
+    )
+
+
+def until(page: Page, condition: Callable[[], bool], seconds: float = 5) -> None:
+    """Wait (in real time, the page's clock may be fake) until ``condition`` holds."""
+    for _ in range(int(seconds * 20)):
+        if condition():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page did not get there in time")
+
+
+# -- the pure functions -------------------------------------------------------------------------
+
+
+def test_launch_parameters_come_from_the_hash_the_query_or_telegram(lib: Page) -> None:
+    hash_ = f"#tgWebAppData={quote(INIT_DATA)}&tgWebAppVersion=8.0&tgWebAppThemeParams=" + quote(
+        json.dumps(DARK)
+    )
+    got = js(lib, "T.parseLaunch(a, b, '', null)", "", hash_)
+    assert got["initData"] == INIT_DATA  # exactly as signed: decoded once, no more
+    assert got["game"] == GAME  # the link's start_param
+    assert got["user"]["id"] == ANA
+    assert got["theme"] == DARK
+    assert js(lib, "T.parseLaunch(a, b, '', null).game", "?game=77", hash_) == 77
+    assert js(lib, "T.parseLaunch(a, b, '', null).game", "?game=7x", hash_) == GAME
+    bad = INIT_DATA.replace(f"start_param={GAME}", "start_param=12%3B1")
+    assert js(lib, "T.parseLaunch('', a, '', null).game", f"#tgWebAppData={quote(bad)}") is None
+    from_tg = js(
+        lib, "T.parseLaunch('', '', a, {bg_color: '#000000'})", "user=%7B%7D&start_param=5"
+    )
+    assert (from_tg["initData"], from_tg["game"], from_tg["theme"]) == (
+        "user=%7B%7D&start_param=5",
+        5,
+        {"bg_color": "#000000"},
+    )
+    assert js(lib, "[T.apiBase('/app'), T.apiBase('/x/y/app/'), T.apiBase('/app/table.html')]") == [
+        "/app",
+        "/x/y/app",
+        "/app",
+    ]
+
+
+def test_theme_params_become_css_variables_and_nothing_else_does(lib: Page) -> None:
+    got = js(lib, "T.themeVars(a)", {**LIGHT, "bg_color": "#fff", "evil": "red;}</style>", "x": 1})
+    assert got["--tg-theme-bg-color"] == "#fff"
+    assert got["--tg-theme-secondary-bg-color"] == "#f4f4f5"
+    assert "--tg-theme-evil" not in got and "--tg-theme-x" not in got
+    assert js(
+        lib, "[T.isDark('#212121'), T.isDark('#ffffff'), T.isDark('#17212b'), T.isDark('x')]"
+    ) == [
+        True,
+        False,
+        True,
+        False,
+    ]
+
+
+def test_sse_frames_are_parsed_across_chunks(lib: Page) -> None:
+    text = (
+        ': ping\n\nid: 3\nevent: table\ndata: {"a":1}\n\n'
+        "id: 4\r\nevent: table\r\ndata: x\r\ndata:y\r\n\r\nid: 5\nda"
+    )
+    got = js(lib, "T.parseSse(a)", text)
+    assert got["events"] == [
+        {"id": "3", "event": "table", "data": '{"a":1}'},
+        {"id": "4", "event": "table", "data": "x\ny"},
+    ]
+    assert got["rest"] == "id: 5\nda"
+    rest = js(lib, "T.parseSse(a + 'ta: 9\\n\\n').events", got["rest"])
+    assert rest == [{"id": "5", "event": "message", "data": "9"}]
+    assert js(lib, "T.parseSse(': ping\\n\\n: ping\\n')", None) == {
+        "events": [],
+        "rest": ": ping\n",
+    }
+
+
+def test_stale_views_are_not_newer(lib: Page) -> None:
+    assert js(
+        lib,
+        "[T.isNewer({version: 5}, null), T.isNewer({version: 5}, {version: 5}),"
+        " T.isNewer({version: 4}, {version: 5}), T.isNewer({version: 6}, {version: 5}),"
+        " T.isNewer(null, null)]",
+    ) == [True, False, False, True, False]
+
+
+def test_the_countdown_is_deadline_minus_now_minus_local_time(lib: Page) -> None:
+    deadline, now = "2026-12-03T10:00:00+00:00", "2026-12-03T09:59:30.123456+00:00"
+    assert js(lib, "T.remainingMs(a, b, 0)", deadline, now) == 29877
+    assert js(lib, "T.remainingMs(a, b, 20000)", deadline, now) == 9877
+    assert js(lib, "T.remainingMs(a, b, 40000)", deadline, now) == 0
+    assert js(lib, "T.remainingMs(null, b, 0)", None, now) is None
+    assert (
+        js(lib, "T.parseIso('2026-12-03T10:00:00Z') - T.parseIso('2026-12-03T11:00:00.5+01:00')")
+        == -500
+    )
+    assert js(
+        lib, "[T.secondsLeft(29877), T.secondsLeft(1), T.secondsLeft(0), T.secondsLeft(null)]"
+    ) == [
+        30,
+        1,
+        0,
+        None,
+    ]
+    assert js(lib, "[T.isWarning(30), T.isWarning(10), T.isWarning(3), T.isWarning(null)]") == [
+        False,
+        True,
+        True,
+        False,
+    ]
+
+
+def test_fields_are_filled_once(lib: Page) -> None:
+    assert js(lib, "T.fmt(a, {name: '{seconds}', seconds: 5})", "{name}: {seconds} s {other}") == (
+        "{seconds}: 5 s {other}"
+    )
+    assert js(lib, "T.texts({turn_of: a})('turn_of', {name: '$&'})", "{name} plays") == "$& plays"
+    assert js(lib, "T.texts(null)('expired')") == MESSAGES["web_expired"]
+
+
+def test_the_fallback_texts_are_the_catalogs_english(lib: Page) -> None:
+    fallback = js(lib, "T.FALLBACK")
+    assert fallback
+    assert {key: text for key, text in fallback.items()} == {
+        key: MESSAGES[f"web_{key}"] for key in fallback
+    }
+
+
+def test_each_seat_shows_only_what_its_viewer_may_see(lib: Page) -> None:
+    view = running_view()
+    for s in view["seats"]:
+        s["card"] = s["card"] or "QH"  # a server that leaked: the page still draws backs
+    models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", view)
+    by = {m["player"]: m for m in models}
+    assert (by[ANA]["face"], by[ANA]["card"], by[ANA]["you"]) == ("up", "7D", True)
+    assert all(by[p]["face"] == "down" and by[p]["card"] is None for p in (BOB, ZOE, CURLY, RTL))
+    assert (by[EVE]["face"], by[EVE]["out"], by[EVE]["status"]) == ("none", True, "💀 out")
+    assert by[ANA]["turn"] and by[ANA]["status"] == "⏳ playing"
+    assert by[ZOE]["dealer"]
+    assert by[CURLY]["status"] == f"👑 blocked by {iso(chr(0x202E) + 'RETSAM')}'s King"
+    assert by[CURLY]["shown"] == "KS"
+    assert by[RTL]["status"] == "⏱ time ran out: kept"
+    assert by[BOB]["hearts"] == {"full": 2, "breaking": 0, "empty": 1, "show": True}
+
+    spectator = js(
+        lib,
+        "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)).face)",
+        {**view, "viewer": None},
+    )
+    assert "up" not in spectator
+
+    revealed = revealed_view()
+    models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", revealed)
+    by = {m["player"]: m for m in models}
+    assert {p: by[p]["card"] for p in (ANA, BOB, ZOE, CURLY, RTL)} == {
+        ANA: "7D",
+        BOB: "QC",
+        ZOE: "2H",
+        CURLY: "KS",
+        RTL: "10S",
+    }
+    assert by[ZOE]["lost"] and by[ZOE]["status"] == "💀 out"
+    assert by[ZOE]["hearts"] == {"full": 0, "breaking": 1, "empty": 2, "show": True}
+    assert by[EVE]["face"] == "none"
+
+
+def test_swap_goes_to_the_next_player_still_in(lib: Page) -> None:
+    view = running_view()
+    assert js(lib, "T.nextActive(a, 222).player", view) == ZOE  # Eve is out
+    assert js(lib, "T.nextActive(a, 666).player", view) == ANA
+    assert (
+        js(lib, "T.prompt(a, T.texts(a.strings))", view)
+        == f"Keep your card, or swap it with {iso('Bob')}?"
+    )
+    dealer = {**view, "options": ["keep", "cut"]}
+    assert js(lib, "T.prompt(a, T.texts(a.strings))", dealer) == MESSAGES["web_prompt_dealer"]
+
+
+def test_seats_sit_in_a_ring_up_to_eight_then_in_rows(lib: Page) -> None:
+    assert js(lib, "[1, 8, 9, 20].map(T.layoutFor)") == ["ring", "ring", "rows", "rows"]
+    spots = js(lib, "T.ringPositions(6, 2)")
+    assert spots[2] == {"x": 50, "y": 91}  # the viewer at the bottom
+    assert spots[3]["x"] < 50  # the next player on the viewer's left, clockwise
+    assert all(0 < s["x"] < 100 and 0 < s["y"] < 100 for s in spots)
+
+
+def test_all_52_faces_and_the_back_are_svg(lib: Page) -> None:
+    faces = js(
+        lib,
+        """T.RANKS.flatMap((r) => T.SUITS.map((s) => {
+            const box = document.createElement('div');
+            box.innerHTML = T.cardSvg(r + s);
+            const svg = box.firstElementChild;
+            return [r + s, svg.tagName, svg.getAttribute('aria-label'),
+                    svg.querySelector('g').getAttribute('fill'),
+                    svg.querySelectorAll('path').length, svg.querySelector('text').textContent];
+        }))""",
+    )
+    assert len(faces) == 52
+    assert len({code for code, *_ in faces}) == 52
+    symbols = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+    for code, tag, label, fill, paths, corner in faces:
+        rank, suit = code[:-1], code[-1]
+        assert tag == "svg"
+        assert label == rank + symbols[suit]
+        assert corner == rank
+        assert (fill == "#d0312d") == (suit in "HD"), code
+        pips = {"A": 1, "J": 2, "Q": 2, "K": 2}.get(rank) or int(rank)
+        assert paths == 2 + pips, code  # two corner suits, and the pips
+    back = js(lib, "T.backSvg()")
+    assert "data-card" not in back and "aria-hidden" in back
+    assert js(lib, "T.cardSvg(a)", '"><script>') == back  # anything but a card is a back
+    assert js(lib, "[T.parseCard('10H'), T.parseCard('1H'), T.parseCard('KX')]") == [
+        {"rank": "10", "suit": "H"},
+        None,
+        None,
+    ]
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+
+def face_up(page: Page) -> list[str]:
+    return page.eval_on_selector_all("[data-card]", "els => els.map((e) => e.dataset.card)")
+
+
+def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Opener) -> None:
+    view = running_view()
+    leaked = copy.deepcopy(view)
+    for s in leaked["seats"]:
+        if s["player"] not in (ANA, EVE):
+            s["card"] = {BOB: "2C", ZOE: "9H", CURLY: "JD", RTL: "AH"}[s["player"]]
+    page, api = open_page(leaked)
+    expect(page.locator(".seat.me .card3d.up [data-card='7D']")).to_have_count(1)
+    # the shown King is the table's to see; no other card is in the page at all
+    assert sorted(face_up(page)) == ["7D", "KS"]
+    markup = page.content()
+    for code, label in (("2C", "2♣"), ("9H", "9♥"), ("JD", "J♦"), ("AH", "A♥")):
+        assert code not in face_up(page) and label not in markup
+    assert page.locator(".seat:not(.me):not(.out) .card3d:not(.up)").count() == 4
+    assert page.locator(f".seat[data-player='{EVE}'] .card3d").count() == 0  # out: no card
+    # names are text: the hostile one is shown as written and runs nothing
+    expect(page.locator(f".seat[data-player='{EVE}'] .name bdi")).to_have_text(HOSTILE)
+    assert page.locator("main img").count() == 0 and page.evaluate("window.__xss") is None
+    expect(page.locator(f".seat[data-player='{CURLY}'] .name bdi")).to_have_text("{name}")
+    expect(page.locator(".seat.turn")).to_have_attribute("data-player", str(ANA))
+    expect(page.locator(".seat.dealer .chip")).to_have_text("D")
+    expect(page.locator("#banner .text")).to_have_text("Your turn!")
+    expect(page.locator("#round")).to_have_text("Round 2")
+    assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
+
+
+def test_keys_on_your_turn_and_keep_posts_the_move(open_page: Opener) -> None:
+    after = running_view(version=35)
+    after.update(actor=BOB, options=[], turn=4, deadline="2026-12-03T10:00:40+00:00")
+    after["seats"][0]["acted"] = "keep"
+
+    def answers(api: FakeApi) -> None:
+        api.answers["move"] = (200, {"ok": True, "reply": "You kept 7♦.", "view": after})
+
+    page, api = open_page(running_view(), before=answers)
+    keys = page.locator("#keys button")
+    expect(keys).to_have_text(["✋ Keep", "🔄 Swap"])
+    expect(page.locator("#keys .prompt")).to_have_text(
+        f"Keep your card, or swap it with {iso('Bob')}?"
+    )
+    page.locator("#keys button[data-move='keep']").click()
+    expect(page.locator("#toast")).to_have_text("You kept 7♦.")
+    expect(page.locator("#keys")).to_be_hidden()
+    (sent,) = api.seen("move", "POST")
+    assert sent["body"] == {"game": GAME, "move": "keep", "turn": 3, "round": 2}
+    assert sent["headers"]["authorization"] == f"tma {INIT_DATA}"
+    assert sent["headers"]["content-type"].startswith("application/json")
+    expect(page.locator(f".seat[data-player='{ANA}'] .status")).to_have_text("✋ kept")
+    expect(page.locator("#banner .text")).to_have_text(f"{iso('Bob')}'s turn")
+
+
+def test_a_refused_move_says_why_and_keeps_the_keys(open_page: Opener) -> None:
+    def answers(api: FakeApi) -> None:
+        api.answers["move"] = (
+            409,
+            {
+                "ok": False,
+                "reply": "That button belongs to an earlier turn.",
+                "view": running_view(),
+            },
+        )
+
+    page, api = open_page(running_view(), before=answers)
+    page.locator("#keys button[data-move='swap']").click()
+    expect(page.locator("#toast")).to_have_text("That button belongs to an earlier turn.")
+    expect(page.locator("#keys button[data-move='swap']")).to_be_enabled()
+    assert api.seen("move", "POST")[0]["body"]["move"] == "swap"
+
+
+def test_no_keys_when_it_is_someone_elses_turn(open_page: Opener) -> None:
+    view = running_view()
+    view.update(actor=BOB, options=[])
+    page, _ = open_page(view)
+    expect(page.locator("#banner .text")).to_have_text(f"{iso('Bob')}'s turn")
+    expect(page.locator("#keys")).to_be_hidden()
+    assert page.locator("#keys button").count() == 0
+
+
+def test_the_countdown_ignores_the_local_clock_and_warns_at_the_end(open_page: Opener) -> None:
+    # The device's clock is years off: the countdown still comes from the View alone.
+    wrong_clock = "Date.now = () => 946684800000;"
+    page, _ = open_page(running_view(), init_script=wrong_clock)
+    expect(page.locator("#banner .clock .secs")).to_have_text(re.compile(r"^(30|29) s$"))
+    expect(page.locator("#banner .clock")).not_to_have_class("clock warn")
+    late = running_view()
+    late["now"] = "2026-12-03T09:59:52+00:00"
+    page, _ = open_page(late)
+    expect(page.locator("#banner .clock")).to_have_class("clock warn")
+    assert int(page.locator("#banner .clock .secs").inner_text().split()[0]) <= 8
+
+
+def test_a_spectator_sees_no_card_and_a_note(open_page: Opener) -> None:
+    page, _ = open_page(running_view(viewer=None))
+    expect(page.locator("#note .watch")).to_have_text(MESSAGES["web_spectating"])
+    assert face_up(page) == ["KS"]  # only the King shown to the table
+    assert page.locator(".seat.me").count() == 0
+    assert page.locator("#keys button").count() == 0
+    expect(page.locator("#banner .text")).to_have_text(f"{iso('Ana')}'s turn")
+
+
+def test_the_reveal_turns_every_card_and_marks_the_lowest(open_page: Opener) -> None:
+    page, _ = open_page(revealed_view())
+    expect(page.locator(".card3d.up")).to_have_count(5)
+    assert sorted(face_up(page)) == sorted(["7D", "QC", "2H", "KS", "10S"])
+    expect(page.locator(".seat.lost")).to_have_attribute("data-player", str(ZOE))
+    expect(page.locator(".seat.lost .status")).to_have_text("💀 out")
+    expect(page.locator(".seat.lost .heart.breaking")).to_have_count(1)
+    expect(page.locator("#banner .text")).to_have_text("👀 Cards on the table!")
+    expect(page.locator("#banner .detail")).to_have_text(f"Lowest card: {iso('Zoë')}")
+    assert page.locator("#keys button").count() == 0
+    # the flip is the CSS transition, about 0.6 s
+    duration = page.eval_on_selector(
+        ".card3d.flip .inner", "e => getComputedStyle(e).transitionDuration"
+    )
+    assert duration == "0.6s"
+
+
+def test_the_end_shows_the_podium_and_play_again(open_page: Opener) -> None:
+    def answers(api: FakeApi) -> None:
+        api.answers["again"] = (200, {"ok": True, "reply": "A new game is open: you're in."})
+
+    page, api = open_page(finished_view(), before=answers)
+    expect(page.locator("#podium .winner bdi")).to_have_text(["Bob"])
+    expect(page.locator("#banner .text")).to_have_text(f"🏆 {iso('Bob')} won the game!")
+    expect(page.locator("#podium .others li")).to_have_count(5)
+    page.get_by_role("button", name="🔁 Play again").click()
+    expect(page.locator("#toast")).to_have_text("A new game is open: you're in.")
+    (sent,) = api.seen("again", "POST")
+    assert sent["body"] == {"game": GAME}
+    assert sent["headers"]["authorization"] == f"tma {INIT_DATA}"
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "key"),
+    [
+        (401, "expired", "web_expired"),
+        (401, "unauthorized", "web_unauthorized"),
+        (403, "forbidden", "web_not_member"),
+        (404, "no_game", "web_no_game"),
+    ],
+)
+def test_refusals_say_what_to_do(open_page: Opener, status: int, error: str, key: str) -> None:
+    def refuse(api: FakeApi) -> None:
+        api.errors["table"] = (status, {"error": error})
+
+    page, api = open_page(None, before=refuse, wait=".note.fatal")
+    expect(page.locator(".note.fatal")).to_have_text(MESSAGES[key])
+    assert page.locator(".seat").count() == 0
+    assert not api.seen("events")  # nothing more is asked
+
+
+def test_lobby_and_cancelled(open_page: Opener) -> None:
+    lobby = running_view()
+    lobby.update(status="lobby", round=0, turn=0, actor=None, deadline=None, options=[])
+    for s in lobby["seats"]:
+        s.update(lives=0, out=False, acted=None, shown=None, card=None, dealer=False)
+    page, _ = open_page(lobby)
+    expect(page.locator("#banner .text")).to_have_text(MESSAGES["web_lobby"])
+    expect(page.locator(".seat .name bdi")).to_have_count(6)
+    assert page.locator(".card3d, .heart").count() == 0
+    cancelled = {**lobby, "status": "cancelled"}
+    page, _ = open_page(cancelled, wait="#banner .text")
+    expect(page.locator("#banner .text")).to_have_text(MESSAGES["web_cancelled"])
+
+
+@pytest.mark.parametrize("count", [8, 10, 20])
+def test_a_phone_wide_page_has_no_sideways_scroll(open_page: Opener, count: int) -> None:
+    page, _ = open_page(many_seats(count))
+    expect(page.locator(".seat")).to_have_count(count)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360
+    boxes = page.eval_on_selector_all(
+        ".seat",
+        "els => els.map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })",
+    )
+    assert all(left >= 0 and right <= 360 for left, right in boxes), boxes
+    expect(page.locator("#table")).to_have_class(
+        f"table {'ring' if count <= 8 else 'rows'} n{count}"
+    )
+
+
+def test_light_and_dark_themes_colour_the_page(open_page: Opener) -> None:
+    colours = {}
+    for name, theme in (("light", LIGHT), ("dark", DARK)):
+        page, _ = open_page(running_view(), theme=theme)
+        colours[name] = page.evaluate(
+            """() => [getComputedStyle(document.body).backgroundColor,
+                      getComputedStyle(document.body).color,
+                      getComputedStyle(document.querySelector('.key.swap')).backgroundColor,
+                      document.documentElement.dataset.scheme]"""
+        )
+    assert colours["light"] == ["rgb(255, 255, 255)", "rgb(0, 0, 0)", "rgb(51, 144, 236)", "light"]
+    assert colours["dark"] == [
+        "rgb(33, 33, 33)",
+        "rgb(255, 255, 255)",
+        "rgb(135, 116, 225)",
+        "dark",
+    ]
+
+
+def test_telegram_gives_the_init_data_and_the_haptics(open_page: Opener) -> None:
+    stub = f"""
+      window.__calls = [];
+      const calls = window.__calls;
+      window.Telegram = {{WebApp: {{
+        initData: {json.dumps(INIT_DATA)}, themeParams: {json.dumps(DARK)}, colorScheme: 'dark',
+        ready() {{ calls.push('ready'); }}, expand() {{ calls.push('expand'); }},
+        onEvent() {{}},
+        HapticFeedback: {{
+          impactOccurred(s) {{ calls.push('impact:' + s); }},
+          notificationOccurred(s) {{ calls.push('notify:' + s); }},
+        }},
+      }}}};
+    """
+
+    def answers(api: FakeApi) -> None:
+        api.answers["move"] = (200, {"ok": True, "reply": "You kept 7♦.", "view": None})
+
+    page, api = open_page(running_view(), init_script=stub, hash_data=False, before=answers)
+    assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
+    page.locator("#keys button[data-move='keep']").click()
+    expect(page.locator("#toast")).to_have_text("You kept 7♦.")
+    calls = page.evaluate("window.__calls")
+    assert calls[:2] == ["ready", "expand"]
+    assert "notify:warning" in calls  # your turn
+    assert calls[-2:] == ["impact:medium", "notify:success"]
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(33, 33, 33)"
+
+
+def test_the_stream_brings_newer_views_ignores_stale_ones_and_resumes_after(
+    open_page: Opener,
+) -> None:
+    newer = running_view(version=36)
+    newer.update(actor=BOB, options=[], turn=4)
+    newer["seats"][0]["acted"] = "swap"
+    newer["seats"][0]["target"] = BOB
+    stale = running_view(version=35)
+
+    def stream(api: FakeApi) -> None:
+        api.stream = [newer, stale]
+
+    page, api = open_page(running_view(version=34), before=stream)
+    expect(page.locator(f".seat[data-player='{ANA}'] .status")).to_have_text(
+        f"🔄 swapped with {iso('Bob')}"
+    )
+    expect(page.locator("#banner .text")).to_have_text(f"{iso('Bob')}'s turn")
+    first = api.seen("events")[0]
+    assert first["query"] == {"game": str(GAME), "after": "34"}
+    assert first["headers"]["authorization"] == f"tma {INIT_DATA}"
+    # the stream ended: about a second later the page asks again, after the last version shown
+    until(page, lambda: len(api.seen("events")) >= 2)
+    assert api.seen("events")[1]["query"]["after"] == "36"
+
+
+def test_a_failing_stream_falls_back_to_polling(open_page: Opener) -> None:
+    def broken(api: FakeApi) -> None:
+        api.errors["events"] = (502, {"error": "bad gateway"})
+
+    page, api = open_page(running_view(), before=broken, fake_clock=True)
+    for tries in (1, 2):  # each failure: another try a second later
+        until(page, lambda n=tries: len(api.seen("events")) == n)
+        page.clock.run_for(1100)
+    until(page, lambda: len(api.seen("events")) == 3)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "polling")
+    page.clock.run_for(2100)  # three failures in a row: the table every 2 s...
+    until(page, lambda: len(api.seen("table")) == 2)
+    page.clock.run_for(2000)
+    until(page, lambda: len(api.seen("table")) == 3)
+    assert len(api.seen("events")) == 3
+    page.clock.run_for(26000)  # ...and the stream again every 30 s
+    until(page, lambda: len(api.seen("events")) == 4)
