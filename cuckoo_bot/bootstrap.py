@@ -108,7 +108,9 @@ def build(
             port=settings.port,
             webhook=webhook,
             metrics_token=settings.metrics_secret(),
-            live=_table_api(settings, bot_token, engine, application, hub) if public else None,
+            live=_table_api(settings, bot_token, engine, application, hub, metrics)
+            if public
+            else None,
         )
         if serve_http
         else None
@@ -137,6 +139,7 @@ def _table_api(
     engine: AsyncEngine,
     application: Application[Any, Any, Any, Any, Any, Any],
     hub: Hub[live.Seen | None],
+    metrics: Metrics,
 ) -> TableApi:
     """The live table's API. Several instances on PostgreSQL hear each other's changes through
     LISTEN; on SQLite (one process) the units of work tell the hub directly."""
@@ -147,7 +150,7 @@ def _table_api(
     )
     check = InitDataCheck(token, timedelta(seconds=settings.init_data_max_age))
     services = application.bot_data.services
-    return TableApi(services, application.bot, check, hub, listener)
+    return TableApi(services, application.bot, check, hub, listener, metrics)
 
 
 def _dispose(engine: AsyncEngine) -> Callable[[Any], Coroutine[Any, Any, None]]:

@@ -78,6 +78,18 @@ class Metrics:
         self._finished = Gauge(
             "cuckoo_games_finished", "Games played to the end, all time.", registry=self.registry
         )
+        self.live_pages = Gauge(
+            "cuckoo_live_pages",
+            "The live table's pages holding an event stream open on this instance.",
+            registry=self.registry,
+        )
+        self.live_moves = PromCounter(
+            "cuckoo_live_moves",
+            "Moves and Play again presses made on the live table's page, by what became of"
+            " them (taken, refused).",
+            ["result"],
+            registry=self.registry,
+        )
 
         self._http = PromCounter(
             "cuckoo_http_refused",

@@ -214,6 +214,10 @@ async def test_a_move_from_the_page_and_one_from_the_chat_take_effect_once_and_r
             assert status == 200, answer
             resumed = await asyncio.wait_for(anext(pushed), 5)
             assert resumed["version"] > heard["version"]
+            async with session.get(f"{bot.http_url()}/metrics") as r:
+                exposed = await r.text()
+            assert "cuckoo_live_pages 1.0" in exposed  # this stream, the earlier one closed
+            assert 'cuckoo_live_moves_total{result="taken"}' in exposed
 
         # A move out of turn is refused with the chat's words, and changes nothing.
         _, now = await watcher.get(game)

@@ -16,9 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from cuckoo_bot.app import lobby
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
-from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.persistence.uow import sql_uow_factory
 from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.databases import StepClock
@@ -49,11 +49,16 @@ async def fake() -> AsyncIterator[FakeBotApi]:
         yield server
 
 
+@pytest.mark.parametrize("live", [False, True], ids=["chat only", "with the live table"])
 async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_12_statements(
-    fake: FakeBotApi, engine: AsyncEngine, uow_factory: UnitOfWorkFactory, clock: StepClock
+    fake: FakeBotApi, engine: AsyncEngine, clock: StepClock, live: bool
 ) -> None:
     """Each press goes through the bot's real key handler: the update as Telegram sends it,
-    the answer, and the delivery of what the move changed."""
+    the answer, and the delivery of what the move changed. With the live table on, PostgreSQL
+    also sends one NOTIFY in the move's transaction (SQLite tells the pages in process)."""
+    heard: list[frozenset[int]] = []
+    uow_factory = sql_uow_factory(engine, clock, changed=heard.append if live else None)
+    limit = LIMIT + (1 if live and engine.dialect.name == "postgresql" else 0)
     deps = Deps(uow=uow_factory, rng=random.Random(4), clock=clock, turn_timeout=60)
     app = build_application(
         TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
@@ -112,9 +117,15 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
             assert answer, "every press is answered"
             if kind not in costs:
                 costs[kind] = used
-                assert used <= LIMIT, (kind, "\n".join(counter.sql[before:]))
+                assert used <= limit, (kind, "\n".join(counter.sql[before:]))
             clock.advance(seconds=2)
     finally:
         await app.shutdown()
     print("STATEMENTS", costs)
     assert set(costs) == {"keep", "swap", "cut", "round end"}, costs
+    notified = [q for q in counter.sql if "pg_notify" in q]
+    if live and engine.dialect.name == "postgresql":
+        assert len(notified) >= len(costs)  # a NOTIFY in each move's transaction
+    else:
+        assert notified == []
+    assert bool(heard) == (live and engine.dialect.name == "sqlite")

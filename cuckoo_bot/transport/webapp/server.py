@@ -35,6 +35,7 @@ from cuckoo_bot.app.model import Asker, Player
 from cuckoo_bot.app.results import Outcome
 from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.transport.handlers.common import after
+from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.webapp.auth import InitDataCheck, Refused, Viewer
 from cuckoo_bot.transport.webapp.hub import Hub
@@ -92,12 +93,14 @@ class TableApi:
         check: InitDataCheck,
         hub: Hub[Seen | None],
         listener: Listening | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.services = services
         self.bot = bot
         self.check = check
         self.hub = hub
         self.listener = listener  # PostgreSQL: every instance's changes; SQLite: in process
+        self.metrics = metrics or Metrics()
         self.max_streams = 1
         self.streams = 0
         self._members: dict[tuple[int, int], tuple[bool, float]] = {}
@@ -215,6 +218,7 @@ class TableApi:
             }
         )
         self.streams += 1
+        self.metrics.live_pages.inc()
         try:
             await response.prepare(request)
             with self.hub.watch(game_id) as wake:
@@ -234,6 +238,7 @@ class TableApi:
             pass  # the page went away
         finally:
             self.streams -= 1
+            self.metrics.live_pages.dec()
         return response
 
     # -- acting -----------------------------------------------------------------------------------
@@ -287,6 +292,7 @@ class TableApi:
         reply = outcome.reply
         text = self.services.renderer.popup(lang, reply, outcome.named) if reply else ""
         ok = outcome.batch is not None  # it took effect: it has something to tell the chats
+        self.metrics.live_moves.labels("taken" if ok else "refused").inc()
         body: dict[str, Any] = {"ok": ok, "reply": text}
         if with_view:
             seen = await live.seen(self.services.deps, asking.seen.game.id)
