@@ -219,6 +219,16 @@ async def test_a_move_from_the_page_and_one_from_the_chat_take_effect_once_and_r
             assert "cuckoo_live_pages 1.0" in exposed  # this stream, the earlier one closed
             assert 'cuckoo_live_moves_total{result="taken"}' in exposed
 
+        # A page that polls (its stream failing) asks for what is newer than it has.
+        _, latest = await watcher.get(game)
+        url = f"{bot.http_url()}/app/api/table"
+        query = {"game": str(game), "after": str(latest["version"])}
+        async with session.get(url, params=query, headers=watcher.headers) as r:
+            assert r.status == 204
+        query["after"] = str(latest["version"] - 1)
+        async with session.get(url, params=query, headers=watcher.headers) as r:
+            assert r.status == 200 and (await r.json())["version"] == latest["version"]
+
         # A move out of turn is refused with the chat's words, and changes nothing.
         _, now = await watcher.get(game)
         if now["status"] == "running" and now["actor"] is not None:

@@ -1,7 +1,8 @@
 """The live table's HTTP routes on the bot's own server: the page, and its API.
 
 - ``GET /app`` and ``/app/<file>``: the page (``static/``), the same for everyone.
-- ``GET /app/api/table?game=ID``: the table as this viewer may see it (``view.as_json``).
+- ``GET /app/api/table?game=ID[&after=VERSION]``: the table as this viewer may see it
+  (``view.as_json``); with ``after``, 204 while the game is not newer (a page that polls).
 - ``GET /app/api/events?game=ID&after=VERSION``: the same, pushed (Server-Sent Events) at every
   change of the game from any instance, resuming after the version the page last saw.
 - ``POST /app/api/move`` ``{game, move, turn, round}``: a seat's move, through ``play.act``
@@ -192,10 +193,15 @@ class TableApi:
     # -- reading ----------------------------------------------------------------------------------
 
     async def _table(self, request: web.Request) -> web.Response:
+        """The table; with ``after``, 204 unless the game is newer than that version (a page
+        that polls gets nothing it has)."""
         try:
             asking = await self._asking(request, request.query.get("game"))
+            after_version = _version(request.query.get("after"))
         except Problem as problem:
             return problem.response()
+        if asking.seen.game.version <= after_version:
+            return web.Response(status=204, headers={"Cache-Control": "no-store"})
         return _json(self._view(asking, asking.seen))
 
     async def _events(self, request: web.Request) -> web.StreamResponse:

@@ -660,8 +660,12 @@
     return true;
   }
 
-  async function loadTable() {
-    const res = await fetch(url("table", { game: S.launch.game }), { headers: headers(), cache: "no-store" });
+  /** The table; when polling, only if newer than the version shown (204: nothing new). */
+  async function loadTable(newer) {
+    const query = { game: S.launch.game };
+    if (newer && S.view) query.after = S.view.version;
+    const res = await fetch(url("table", query), { headers: headers(), cache: "no-store" });
+    if (res.status === 204) return true;
     const body = await readJson(res);
     if (res.ok) {
       acceptView(body);
@@ -690,7 +694,7 @@
     setConn("polling");
     live.pollTimer = setInterval(function () {
       if (S.fatal) return;
-      loadTable().catch(function () {});
+      loadTable(true).catch(function () {});
     }, POLL_MS);
   }
 
