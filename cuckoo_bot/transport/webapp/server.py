@@ -228,7 +228,8 @@ class TableApi:
         try:
             await response.prepare(request)
             with self.hub.watch(game_id) as wake:
-                seen: Seen | None = asking.seen
+                # Read again once watching: a change made since the first read woke nobody.
+                seen: Seen | None = await self.hub.latest(game_id)
                 while seen is not None:
                     if seen.game.version > after_version:
                         after_version = seen.game.version
