@@ -17,7 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram.ext import Application
 
-from cuckoo_bot.app import live, queries
+from cuckoo_bot.app import queries
 from cuckoo_bot.app.clock import Clock, SystemClock
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.config import Settings
@@ -35,6 +35,7 @@ from cuckoo_bot.transport.web import Webhook, WebServer
 from cuckoo_bot.transport.webapp.auth import InitDataCheck
 from cuckoo_bot.transport.webapp.hub import Hub
 from cuckoo_bot.transport.webapp.server import TableApi
+from cuckoo_bot.transport.webapp.view import Snapshot, snapshot
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ def build(
     clock = clock or SystemClock()
     public = settings.public_base() if serve_http else None
     # The live table's watchers hear of each committed change of a game (``webapp/hub.py``).
-    hub: Hub[live.Seen | None] = Hub(lambda game_id: live.seen(deps, game_id))
+    hub: Hub[Snapshot | None] = Hub(lambda game_id: snapshot(deps, game_id))
     deps = Deps(
         uow=sql_uow_factory(
             engine, instance=settings.instance, changed=hub.changed if public else None
@@ -138,16 +139,15 @@ def _table_api(
     token: str,
     engine: AsyncEngine,
     application: Application[Any, Any, Any, Any, Any, Any],
-    hub: Hub[live.Seen | None],
+    hub: Hub[Snapshot | None],
     metrics: Metrics,
 ) -> TableApi:
     """The live table's API. Several instances on PostgreSQL hear each other's changes through
     LISTEN; on SQLite (one process) the units of work tell the hub directly."""
-    listener = (
-        GameListener(settings.database_url, hub.changed)
-        if engine.dialect.name == "postgresql"
-        else None
-    )
+    listener = None
+    if engine.dialect.name == "postgresql":
+        listener = GameListener(settings.database_url, hub.changed)
+        hub.hearing = listener.listening.is_set  # a read is kept only while changes are heard
     check = InitDataCheck(token, timedelta(seconds=settings.init_data_max_age))
     services = application.bot_data.services
     return TableApi(services, application.bot, check, hub, listener, metrics)

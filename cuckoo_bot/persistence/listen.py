@@ -22,7 +22,8 @@ from cuckoo_bot.persistence.uow import CHANNEL
 
 log = logging.getLogger(__name__)
 
-RETRY = 1.0  # seconds between two attempts to reconnect
+RETRY = 1.0  # seconds before the first attempt to reconnect; doubled after each failure
+RETRY_AT_MOST = 30.0
 
 Heard = Callable[[frozenset[int] | None], None]  # the games changed; None: any may have
 
@@ -58,15 +59,18 @@ class GameListener:
             self._task = None
 
     async def _run(self) -> None:
+        wait = RETRY
         while True:
             try:
                 await self._listen()
+                wait = RETRY  # it listened a while: the next loss is new
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # the database went away: try again shortly
-                log.warning("listening for game changes: %s; again in %ss", exc, RETRY)
+            except Exception as exc:  # the database went away: try again, less and less often
+                log.warning("listening for game changes: %s; again in %.0f s", exc, wait)
+                wait = min(wait * 2, RETRY_AT_MOST)
             self.listening.clear()
-            await asyncio.sleep(RETRY)
+            await asyncio.sleep(wait)
 
     async def _listen(self) -> None:
         connection = await asyncpg.connect(self._dsn)

@@ -101,6 +101,9 @@ class WebServer:
             access_log=None,
             handle_signals=False,
             keepalive_timeout=self.guard.idle_timeout,
+            # The requests in hand were waited for already (``finish``); the live table's
+            # streams were told to end: nothing is left worth a longer wait.
+            shutdown_timeout=1.0,
         )
         await self._runner.setup()
         self._listener = await self.guard.serve(self._runner, self.listen, self.port)
@@ -113,8 +116,11 @@ class WebServer:
         self._ready = True
 
     def stop_taking(self) -> None:
-        """New updates are turned away with 503 (Telegram sends them again later)."""
+        """New updates are turned away with 503 (Telegram sends them again later); the live
+        table's event streams end, so closing the server waits for none of them."""
         self._taking = False
+        if self.live is not None:
+            self.live.close_streams()
 
     async def finish(self, within: float) -> None:
         """Wait, at most ``within`` seconds, for the updates in hand."""
@@ -124,15 +130,19 @@ class WebServer:
             log.warning("stopping with %s update(s) still in hand", self._in_hand)
 
     async def stop(self) -> None:
-        if self._listener is not None:
-            self._listener.close()
-            self._listener = None
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-        await self.guard.close()
         if self.live is not None:
-            await self.live.stop()
+            self.live.close_streams()
+        try:
+            if self._listener is not None:
+                self._listener.close()
+                self._listener = None
+            if self._runner is not None:
+                await self._runner.cleanup()
+                self._runner = None
+        finally:
+            await self.guard.close()
+            if self.live is not None:
+                await self.live.stop()
 
     # -- routes -----------------------------------------------------------------------------------
 

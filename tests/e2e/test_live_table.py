@@ -134,6 +134,35 @@ async def test_each_viewer_sees_their_own_card_only_and_strangers_and_forgeries_
         status, body = await page(session, bot, PLAYERS[0]).get("twelve")
         assert status == 400
 
+        # Malformed requests get a clear refusal, never an error of the server's own.
+        api = f"{bot.http_url()}/app/api"
+        good = page(session, bot, PLAYERS[0])
+        odd_hash = {"Authorization": f"tma auth_date={int(time.time())}&hash=%C3%A9"}
+        nested = b"[" * 4000
+        for method, path, kw, expected in [
+            ("GET", "table", {"params": {"game": str(game)}, "headers": odd_hash}, 401),
+            ("POST", "move", {"data": nested}, 401),  # who asks comes first
+            ("POST", "move", {"data": nested, "headers": good.headers}, 400),
+            ("POST", "move", {"json": {"game": game, "move": []}, "headers": good.headers}, 400),
+            ("POST", "move", {"data": b"{" + b" " * 5000 + b"}", "headers": good.headers}, 413),
+            ("GET", "table", {"params": {"game": "²"}, "headers": good.headers}, 400),
+            (
+                "GET",
+                "table",
+                {"params": {"game": str(game), "after": "²"}, "headers": good.headers},
+                400,
+            ),
+            (
+                "GET",
+                "events",
+                {"params": {"game": str(game)}, "headers": {**good.headers, "Last-Event-ID": "٣"}},
+                400,
+            ),
+        ]:
+            async with session.request(method, f"{api}/{path}", **kw) as r:
+                assert r.status == expected, (path, kw, await r.text())
+        assert "Traceback" not in bot.log()
+
         # The page itself is the same for everyone, at /app (its script beside it).
         async with session.get(f"{bot.http_url()}/app/?game={game}", allow_redirects=False) as r:
             assert (r.status, r.headers["Location"]) == (301, f"/app?game={game}")
@@ -317,3 +346,26 @@ async def test_a_timeout_reaches_the_page_and_the_end_offers_play_again(
             ),
             10,
         )
+
+
+async def test_a_stop_with_pages_open_ends_their_streams_at_once(
+    fake: FakeBotApi, make_bot: Callable[..., BotProcess], table: TableDriver
+) -> None:
+    bot = await live_bot(make_bot)
+    game = await started(fake, table)
+    async with aiohttp.ClientSession() as session:
+        streams = [page(session, bot, user).events(game) for user in [*PLAYERS, WATCHER]]
+        opened = [await stream.__aenter__() for stream in streams]
+        for views in opened:
+            await asyncio.wait_for(anext(views), 5)
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        assert await bot.terminate() == 0
+        took = loop.time() - asked
+        for views in opened:  # each page sees its stream end, and will reconnect
+            with pytest.raises((StopAsyncIteration, aiohttp.ClientError)):
+                await asyncio.wait_for(anext(views), 5)
+        for stream in streams:
+            await stream.__aexit__(None, None, None)
+    assert took < 5.0, took
+    assert "took too long" not in bot.log()

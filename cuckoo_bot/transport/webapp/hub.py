@@ -26,9 +26,17 @@ class _Game(Generic[T]):
 
 
 class Hub(Generic[T]):
-    def __init__(self, read: Callable[[int], Coroutine[object, object, T]]) -> None:
+    def __init__(
+        self,
+        read: Callable[[int], Coroutine[object, object, T]],
+        hearing: Callable[[], bool] = lambda: True,
+    ) -> None:
         self._read = read
+        # Are changes heard now? (PostgreSQL: while the listener listens.) Until they are, a
+        # read is never kept: it may be older than a change nobody heard.
+        self.hearing = hearing
         self._games: dict[int, _Game[T]] = {}
+        self._reading: dict[int, asyncio.Task[T]] = {}  # reads under way, kept or not
 
     @property
     def watchers(self) -> int:
@@ -57,16 +65,33 @@ class Hub(Generic[T]):
             game.generation += 1
             for wake in game.watchers:
                 wake.set()
+        for game_id in list(self._reading if game_ids is None else game_ids):
+            # A read under way may have begun before the change: the next asker starts anew.
+            self._reading.pop(game_id, None)
 
     async def latest(self, game_id: int) -> T:
         """The game as read since its latest change: one read shared by every caller."""
         game = self._games.get(game_id)
-        if game is None:  # nobody watches: nothing to share
-            return await self._read(game_id)
+        if game is None or not self.hearing():
+            # Not kept, but shared while under way: pages reconnecting together (after a
+            # restart) make one read of their game, not one each.
+            return await asyncio.shield(self._now(game_id))
         if game.read is None or game.read[0] != game.generation or _failed(game.read[1]):
-            task: asyncio.Task[T] = asyncio.get_running_loop().create_task(self._read(game_id))
-            game.read = (game.generation, task)
+            game.read = (game.generation, self._now(game_id))
         return await asyncio.shield(game.read[1])
+
+    def _now(self, game_id: int) -> asyncio.Task[T]:
+        """A read of ``game_id`` starting now, or the one that started since the last change."""
+        task = self._reading.get(game_id)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._read(game_id))
+            self._reading[game_id] = task
+            task.add_done_callback(lambda done: self._forget(game_id, done))
+        return task
+
+    def _forget(self, game_id: int, done: asyncio.Task[T]) -> None:
+        if self._reading.get(game_id) is done:
+            del self._reading[game_id]
 
 
 def _failed(task: asyncio.Task[T]) -> bool:

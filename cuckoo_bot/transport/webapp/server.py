@@ -18,20 +18,18 @@ request) and sees no card before its reveal.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from aiohttp import web
 from telegram import Bot, ChatMember
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
-from cuckoo_bot.app import chats, live, lobby, play
-from cuckoo_bot.app.live import Seen
+from cuckoo_bot.app import chats, lobby, play
 from cuckoo_bot.app.model import Asker, Player
 from cuckoo_bot.app.results import Outcome
 from cuckoo_bot.domain.actions import Move
@@ -40,7 +38,7 @@ from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.webapp.auth import InitDataCheck, Refused, Viewer
 from cuckoo_bot.transport.webapp.hub import Hub
-from cuckoo_bot.transport.webapp.view import as_json, page_strings
+from cuckoo_bot.transport.webapp.view import Snapshot, encode_event, page_strings
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +47,16 @@ MEMBER_FOR = 300.0  # seconds a group membership, once asked of Telegram, is tak
 MEMBERS_KEPT = 10_000  # memberships remembered at most (then forgotten all at once)
 STREAMS_SPARE = 32  # connections kept free of event streams (Telegram's updates, health checks)
 BODY_LIMIT = 4096  # bytes of a move's JSON body
+STREAMS_PER_USER = 4  # event streams one person may hold open (a few devices, a reload)
+WRITE_TIMEOUT = 10.0  # seconds a page has to take an event before it is let go
+MOVES = frozenset(move.value for move in Move)
 STATIC = resources.files("cuckoo_bot.transport.webapp") / "static"
+# The page runs its own script and Telegram's, talks only to this server, and draws its cards
+# inline: nothing else may run or load, whatever a name or an answer holds.
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'unsafe-inline';"
+    " img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+)
 TYPES = {".html": "text/html", ".js": "application/javascript", ".css": "text/css"}
 
 
@@ -82,7 +89,7 @@ class Asking:
     """An authorised request: who asks, about which game, and their seat (None: watching)."""
 
     viewer: Viewer
-    seen: Seen
+    shot: Snapshot
     seat: int | None
 
 
@@ -92,7 +99,7 @@ class TableApi:
         services: Services,
         bot: Bot,
         check: InitDataCheck,
-        hub: Hub[Seen | None],
+        hub: Hub[Snapshot | None],
         listener: Listening | None = None,
         metrics: Metrics | None = None,
     ) -> None:
@@ -106,12 +113,20 @@ class TableApi:
         self.streams = 0
         self._members: dict[tuple[int, int], tuple[bool, float]] = {}
         self._texts: dict[str, dict[str, str]] = {}
+        self._closing = asyncio.Event()  # set at shutdown: the event streams end
+        self._per_user: dict[int, int] = {}  # open streams by person
 
     async def start(self) -> None:
         if self.listener is not None:
             self.listener.start()
 
+    def close_streams(self) -> None:
+        """At shutdown: every event stream ends now (its page reconnects to another
+        instance, or to this one once it is back)."""
+        self._closing.set()
+
     async def stop(self) -> None:
+        self.close_streams()
         if self.listener is not None:
             await self.listener.stop()
 
@@ -140,27 +155,34 @@ class TableApi:
 
     # -- who asks ---------------------------------------------------------------------------------
 
-    async def _asking(self, request: web.Request, game: object) -> Asking:
+    def _who(self, request: web.Request) -> Viewer:
+        """The user Telegram signed for (``Authorization: tma <initData>``); first of all, so
+        nothing else of a request is looked at for someone unknown."""
+        if self._closing.is_set():  # shutting down: the page tries again (another instance)
+            raise Problem(503, "busy")
         header = request.headers.get("Authorization", "")
         scheme, _, init_data = header.partition(" ")
         try:
-            viewer = self.check.viewer(init_data.strip() if scheme.lower() == "tma" else None)
+            return self.check.viewer(init_data.strip() if scheme.lower() == "tma" else None)
         except Refused as refused:
             raise Problem(401, "expired" if refused.expired else "unauthorized") from None
+
+    async def _asking(self, request: web.Request, game: object, viewer: Viewer) -> Asking:
         # Told in the asker's language: Telegram says which (the game's, once it is known).
         said = self._strings(viewer.language)
         try:
             game_id = _game_id(game)
         except Problem:
             raise Problem(400, "bad_request", said) from None
-        seen = await self.hub.latest(game_id)
-        if seen is None:
+        shot = await self.hub.latest(game_id)
+        if shot is None:
             raise Problem(404, "no_game", said)
+        seen = shot.seen
         if viewer.user_id in seen.game.seats:
-            return Asking(viewer, seen, viewer.user_id)
+            return Asking(viewer, shot, viewer.user_id)
         if not await self._member(seen.chat_id, viewer.user_id):
             raise Problem(403, "forbidden", self._strings(seen.language))
-        return Asking(viewer, seen, None)
+        return Asking(viewer, shot, None)
 
     def _strings(self, language: str | None) -> dict[str, str]:
         """The page's texts in ``language`` (the bot's default for None), made once each."""
@@ -178,17 +200,19 @@ class TableApi:
         try:
             member = await self.bot.get_chat_member(chat_id, user_id)
             inside = member.status not in (ChatMember.LEFT, ChatMember.BANNED)
-        except TelegramError:
+        except (Forbidden, BadRequest):  # Telegram's answer: not there (or the bot is not)
             inside = False
+        except TelegramError:  # no answer (network, flood control): ask again next time
+            raise Problem(503, "busy") from None
         if len(self._members) >= MEMBERS_KEPT:
             self._members.clear()
         self._members[(chat_id, user_id)] = (inside, now + MEMBER_FOR)
         return inside
 
-    def _view(self, asking: Asking, seen: Seen) -> dict[str, Any]:
-        table = live.live_table(seen.game, asking.seat)
-        strings = self._strings(seen.language)
-        return as_json(table, seen, strings, self.services.deps.clock.now())
+    def _view(self, asking: Asking, shot: Snapshot) -> dict[str, Any]:
+        """The table for this asker, with the page's texts (a whole answer, not an event)."""
+        view = shot.view(asking.seat, self.services.deps.clock.now())
+        return {**view, "strings": self._strings(shot.seen.language)}
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -196,26 +220,26 @@ class TableApi:
         """The table; with ``after``, 204 unless the game is newer than that version (a page
         that polls gets nothing it has)."""
         try:
-            asking = await self._asking(request, request.query.get("game"))
+            asking = await self._asking(request, request.query.get("game"), self._who(request))
             after_version = _version(request.query.get("after"))
         except Problem as problem:
             return problem.response()
-        if asking.seen.game.version <= after_version:
+        if asking.shot.version <= after_version:
             return web.Response(status=204, headers={"Cache-Control": "no-store"})
-        return _json(self._view(asking, asking.seen))
+        return _json(self._view(asking, asking.shot))
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         try:
-            asking = await self._asking(request, request.query.get("game"))
-            after_version = _version(
-                request.query.get("after", request.headers.get("Last-Event-ID"))
-            )
+            asking = await self._asking(request, request.query.get("game"), self._who(request))
+            resume = request.query.get("after", request.headers.get("Last-Event-ID"))
+            after_version = _version(resume)
         except Problem as problem:
             return problem.response()
-        if self.streams >= self.max_streams:
+        user = asking.viewer.user_id
+        if self.streams >= self.max_streams or self._per_user.get(user, 0) >= STREAMS_PER_USER:
             # The page polls instead; the server's connections stay free for Telegram.
             return web.json_response({"error": "busy"}, status=503, headers={"Retry-After": "30"})
-        game_id = asking.seen.game.id
+        game_id = asking.shot.seen.game.id
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -223,48 +247,79 @@ class TableApi:
                 "X-Accel-Buffering": "no",  # a proxy must pass each event on at once
             }
         )
+        # A stream ends when what let it in may no longer hold: the initData's age limit, and
+        # for a spectator the time a membership is taken as known. The page comes back with
+        # ``after`` and is asked again.
+        loop = asyncio.get_running_loop()
+        good_for = asking.viewer.signed_at + self.check.max_age - time.time()
+        if asking.seat is None:
+            good_for = min(good_for, MEMBER_FOR)
+        ends = loop.time() + max(good_for, 1.0)
         self.streams += 1
+        self._per_user[user] = self._per_user.get(user, 0) + 1
         self.metrics.live_pages.inc()
         try:
             await response.prepare(request)
             with self.hub.watch(game_id) as wake:
                 # Read again once watching: a change made since the first read woke nobody.
-                seen: Seen | None = await self.hub.latest(game_id)
-                while seen is not None:
-                    if seen.game.version > after_version:
-                        after_version = seen.game.version
-                        await response.write(_event(after_version, self._view(asking, seen)))
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), PING_EVERY)
-                    if not wake.is_set():
-                        await response.write(b": ping\n\n")
+                shot: Snapshot | None = await self.hub.latest(game_id)
+                first = True  # the first event carries the page's texts; the others share one
+                while shot is not None and not self._closing.is_set() and loop.time() < ends:
+                    if shot.version > after_version:
+                        after_version = shot.version
+                        now = self.services.deps.clock.now()
+                        if first:
+                            event = encode_event(shot.version, self._view(asking, shot))
+                        else:
+                            event = shot.event(asking.seat, now)
+                        await _send(response, event)
+                        first = False
+                    if not await self._woken(wake):
+                        await _send(response, b": ping\n\n")
                         continue
                     wake.clear()
-                    seen = await self.hub.latest(game_id)
-        except (ConnectionResetError, asyncio.CancelledError):
-            pass  # the page went away
+                    shot = await self.hub.latest(game_id)
+        except (ConnectionResetError, TimeoutError):
+            pass  # the page went away, or stopped reading
         finally:
             self.streams -= 1
+            self._per_user[user] -= 1
+            if not self._per_user[user]:
+                del self._per_user[user]
             self.metrics.live_pages.dec()
         return response
+
+    async def _woken(self, wake: asyncio.Event) -> bool:
+        """Wait for the game's next change (True), shutdown (True) or a ping's time (False)."""
+        closing = asyncio.ensure_future(self._closing.wait())
+        woken = asyncio.ensure_future(wake.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {closing, woken}, timeout=PING_EVERY, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            closing.cancel()
+            woken.cancel()
+        return bool(done)
 
     # -- acting -----------------------------------------------------------------------------------
 
     async def _move(self, request: web.Request) -> web.Response:
         try:
+            viewer = self._who(request)
             body = await _body(request)
-            asking = await self._asking(request, body.get("game"))
+            asking = await self._asking(request, body.get("game"), viewer)
             move, turn, round_no = body.get("move"), body.get("turn"), body.get("round")
-            if move not in set(Move) or not isinstance(turn, int) or not _is_int(round_no):
+            if not isinstance(move, str) or move not in MOVES:
                 raise Problem(400, "bad_request")
-            if not _is_int(turn):
+            if not _is_int(turn) or not _is_int(round_no):
                 raise Problem(400, "bad_request")
         except Problem as problem:
             return problem.response()
         user = asking.viewer.user_id
         outcome = await play.act(
             self.services.deps,
-            asking.seen.game.id,
+            asking.shot.seen.game.id,
             user,
             Move(move),
             turn,
@@ -276,35 +331,43 @@ class TableApi:
 
     async def _again(self, request: web.Request) -> web.Response:
         try:
+            viewer = self._who(request)
             body = await _body(request)
-            asking = await self._asking(request, body.get("game"))
+            asking = await self._asking(request, body.get("game"), viewer)
         except Problem as problem:
             return problem.response()
-        viewer = asking.viewer
         user = Player(
             viewer.user_id, viewer.first_name, viewer.last_name, viewer.username, can_dm=None
         )
         can_dm = await chats.reachable(self.services.deps, viewer.user_id)
         # Pressed "in the private chat" of a seat, as the key in a seat's private chat is; a
         # group member who was not seated presses it as in the group.
-        where = viewer.user_id if asking.seat is not None else asking.seen.chat_id
+        seen = asking.shot.seen
+        where = viewer.user_id if asking.seat is not None else seen.chat_id
         outcome = await lobby.play_again(
-            self.services.deps, asking.seen.game.id, where, user, reachable=can_dm is not False
+            self.services.deps, seen.game.id, where, user, reachable=can_dm is not False
         )
         return await self._answer(asking, outcome, with_view=False)
 
     async def _answer(self, asking: Asking, outcome: Outcome, *, with_view: bool) -> web.Response:
         await after(self.services, outcome)  # the chat is told as after a key (not the presser)
-        lang = outcome.lang or asking.viewer.language or asking.seen.language
+        lang = outcome.lang or asking.viewer.language or asking.shot.seen.language
         reply = outcome.reply
         text = self.services.renderer.popup(lang, reply, outcome.named) if reply else ""
         ok = outcome.batch is not None  # it took effect: it has something to tell the chats
         self.metrics.live_moves.labels("taken" if ok else "refused").inc()
         body: dict[str, Any] = {"ok": ok, "reply": text}
         if with_view:
-            seen = await live.seen(self.services.deps, asking.seen.game.id)
-            if seen is not None:
-                body["view"] = self._view(asking, seen)
+            # The game as this instance's pages have it: on SQLite already the move's. On
+            # PostgreSQL NOTIFY comes a moment later, so a move that took effect tells this
+            # instance's pages at once (one read for the answer and them all).
+            game_id = asking.shot.seen.game.id
+            shot = await self.hub.latest(game_id)
+            if ok and shot is not None and shot.version <= asking.shot.version:
+                self.hub.changed(frozenset({game_id}))
+                shot = await self.hub.latest(game_id)
+            if shot is not None:
+                body["view"] = shot.view(asking.seat, self.services.deps.clock.now())
         return _json(body, status=200 if ok else 409)
 
 
@@ -314,11 +377,11 @@ def _static(name: str) -> web.StreamResponse:
     item = STATIC / name
     if content_type is None or "/" in name or not item.is_file():
         return web.json_response({"error": "not_found"}, status=404)
+    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    if content_type == "text/html":
+        headers["Content-Security-Policy"] = PAGE_POLICY
     return web.Response(
-        body=item.read_bytes(),
-        content_type=content_type,
-        charset="utf-8",
-        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+        body=item.read_bytes(), content_type=content_type, charset="utf-8", headers=headers
     )
 
 
@@ -326,17 +389,18 @@ def _json(body: dict[str, Any], status: int = 200) -> web.Response:
     return web.json_response(body, status=status, headers={"Cache-Control": "no-store"})
 
 
-def _event(version: int, view: dict[str, Any]) -> bytes:
-    data = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
-    return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
+async def _send(response: web.StreamResponse, data: bytes) -> None:
+    """One write to a page; a page that stops reading is let go (its connection with it)."""
+    async with asyncio.timeout(WRITE_TIMEOUT):
+        await response.write(data)
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _game_id(value: object) -> int:
-    if isinstance(value, str) and value.isdigit() and len(value) < 19:
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
         value = int(value)
     if isinstance(value, int) and _is_int(value) and 0 < value < 2**63:
         return value
@@ -346,7 +410,7 @@ def _game_id(value: object) -> int:
 def _version(value: str | None) -> int:
     if value is None or value == "":
         return -1
-    if not value.isdigit() or len(value) > 18:
+    if not (value.isascii() and value.isdigit()) or len(value) > 18:
         raise Problem(400, "bad_request")
     return int(value)
 
@@ -354,13 +418,15 @@ def _version(value: str | None) -> int:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_length is not None and request.content_length > BODY_LIMIT:
         raise Problem(413, "too_large")
+    raw = b""
     try:
         async with asyncio.timeout(5):
-            raw = await request.content.read(BODY_LIMIT + 1)
+            while len(raw) <= BODY_LIMIT and (chunk := await request.content.readany()):
+                raw += chunk
         if len(raw) > BODY_LIMIT:
             raise Problem(413, "too_large")
         data = json.loads(raw)
-    except (TimeoutError, json.JSONDecodeError, UnicodeDecodeError):
+    except (TimeoutError, ValueError, RecursionError):  # JSON's and UTF-8's errors included
         raise Problem(400, "bad_request") from None
     if not isinstance(data, dict):
         raise Problem(400, "bad_request")

@@ -1,14 +1,23 @@
 """The live table as the page receives it: ``live.LiveTable`` in JSON, with the seats' names
-and the page's texts in the game's language. The cards in it are the ones ``live_table`` lets
-this viewer see; nothing else of the game is written out."""
+and, when the page needs them, its texts in the game's language. The cards in it are the ones
+``live_table`` lets each viewer see; nothing else of the game is written out.
+
+A ``Snapshot`` is one read of a game, shared by every page watching it on this instance
+(``hub.py``): the names are cleaned once, and each view is built and encoded once per seat
+(all spectators share one), however many pages show it.
+"""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Any
 
-from cuckoo_bot.app.live import LiveTable, Seen
+from cuckoo_bot.app import live
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.live import Seen
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render.names import readable
@@ -26,16 +35,52 @@ def page_strings(tr: Translator, language: str | None) -> dict[str, str]:
     return {key.removeprefix(PAGE_PREFIX): tr.template(language, key) for key in page_keys()}
 
 
-def as_json(table: LiveTable, seen: Seen, strings: dict[str, str], now: datetime) -> dict[str, Any]:
-    players = seen.players
-    fallback = strings.get("player", "?")
+@dataclass
+class Snapshot:
+    """One read of a game, as the pages of this instance show it."""
 
-    def name(player: int) -> str:
-        known = players.get(player)
-        # Shown with textContent by the page: no markup can come through; ``readable`` also
-        # takes out what would rewrite its line (direction overrides, invisible runs).
-        return readable(known.display_name) if known is not None else fallback
+    seen: Seen
+    names: dict[int, str]  # each seat's name, readable
+    _views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _events: dict[int | None, bytes] = field(default_factory=dict)
 
+    @property
+    def version(self) -> int:
+        return self.seen.game.version
+
+    def view(self, seat: int | None, now: datetime) -> dict[str, Any]:
+        """The table as ``seat`` sees it (None: a spectator), at ``now`` (the page counts the
+        turn's time down from it), without the page's texts."""
+        if seat not in self._views:
+            self._views[seat] = as_json(live.live_table(self.seen.game, seat), self)
+        return {**self._views[seat], "now": now.isoformat()}
+
+    def event(self, seat: int | None, now: datetime) -> bytes:
+        """The view as one Server-Sent Event (its id: the game's version), encoded once per
+        seat: events go out as the change is read, so its first ``now`` is everyone's."""
+        if seat not in self._events:
+            self._events[seat] = encode_event(self.version, self.view(seat, now))
+        return self._events[seat]
+
+
+async def snapshot(deps: Deps, game_id: int) -> Snapshot | None:
+    """The game ``game_id`` read for the pages (None: no such game)."""
+    seen = await live.seen(deps, game_id)
+    if seen is None:
+        return None
+    # Shown with textContent by the page, so no markup can come through; ``readable`` also
+    # takes out what would rewrite its line (direction overrides, invisible runs).
+    names = {pid: readable(player.display_name) for pid, player in seen.players.items()}
+    return Snapshot(seen, names)
+
+
+def encode_event(version: int, view: dict[str, Any]) -> bytes:
+    data = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+    return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
+
+
+def as_json(table: live.LiveTable, shot: Snapshot) -> dict[str, Any]:
+    seen = shot.seen
     return {
         "game": table.game_id,
         "version": table.version,
@@ -45,7 +90,6 @@ def as_json(table: LiveTable, seen: Seen, strings: dict[str, str], now: datetime
         "actor": table.actor,
         "deadline": table.deadline.isoformat() if table.deadline is not None else None,
         "turn_seconds": seen.game.turn_timeout,  # a whole turn, for the page's clock
-        "now": now.isoformat(),
         "revealed": table.revealed,
         "viewer": table.viewer,
         "options": [str(option) for option in table.options],
@@ -54,7 +98,7 @@ def as_json(table: LiveTable, seen: Seen, strings: dict[str, str], now: datetime
         "seats": [
             {
                 "player": seat.player,
-                "name": name(seat.player) or fallback,
+                "name": shot.names.get(seat.player, ""),  # "": the page says "Player"
                 "lives": seat.lives,
                 "out": seat.out,
                 "dealer": seat.dealer,
@@ -67,5 +111,4 @@ def as_json(table: LiveTable, seen: Seen, strings: dict[str, str], now: datetime
             for seat in table.seats
         ],
         "lang": seen.language,
-        "strings": strings,
     }

@@ -20,10 +20,11 @@ class Reads:
 
     async def __call__(self, game_id: int) -> tuple[int, int]:
         self.count += 1
+        made = self.count  # which read this is
         await self.gate.wait()
         if self.fail:
             raise ConnectionError("the database went away")
-        return game_id, self.count
+        return game_id, made
 
 
 async def test_watchers_of_a_game_share_one_read_per_change() -> None:
@@ -79,3 +80,34 @@ def test_a_notify_payload_is_its_game_ids_and_anything_else_means_read_everythin
 def test_the_listener_connects_with_the_bots_own_database_url() -> None:
     url = "postgresql+asyncpg://cuckoo:s3cret@db.example:5433/games"
     assert asyncpg_dsn(url) == "postgresql://cuckoo:s3cret@db.example:5433/games"
+
+
+async def test_pages_asking_together_share_one_read_even_of_a_game_nobody_watches() -> None:
+    reads = Reads()
+    hub = Hub(reads)
+    reads.gate.clear()
+    together = [asyncio.create_task(hub.latest(4)) for _ in range(30)]
+    await asyncio.sleep(0)
+    reads.gate.set()
+    assert {await task for task in together} == {(4, 1)}
+    # A change while a read is under way: whoever asks next reads anew.
+    reads.gate.clear()
+    first = asyncio.create_task(hub.latest(4))
+    await asyncio.sleep(0)
+    hub.changed(frozenset({4}))
+    second = asyncio.create_task(hub.latest(4))
+    await asyncio.sleep(0)
+    reads.gate.set()
+    assert (await first, await second) == ((4, 2), (4, 3))
+
+
+async def test_while_changes_are_not_heard_no_read_is_kept() -> None:
+    reads = Reads()
+    heard = True
+    hub = Hub(reads, hearing=lambda: heard)
+    with hub.watch(5):
+        assert await hub.latest(5) == (5, 1)
+        assert await hub.latest(5) == (5, 1)  # kept: a change would have been heard
+        heard = False  # the listener lost its connection
+        assert await hub.latest(5) == (5, 2)
+        assert await hub.latest(5) == (5, 3)

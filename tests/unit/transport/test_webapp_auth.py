@@ -41,8 +41,24 @@ def _altered(init_data: str, **changes: str) -> str:
         sign_init_data("999:another-bot", 42),
         # No signature at all.
         urlencode({"auth_date": str(int(time.time())), "user": '{"id":42,"first_name":"A"}'}),
+        # A hash that is not hexadecimal (the comparison itself would raise).
+        f"auth_date={int(time.time())}&hash=%C3%A9",
+        # An old date on forged data: refused as forged, never as merely old.
+        sign_init_data("999:another-bot", 42, auth_date=time.time() - 7 * 86_400),
+        "auth_date=yesterday&hash=00",
     ],
-    ids=["missing", "empty", "garbage", "user-swapped", "game-swapped", "forged", "unsigned"],
+    ids=[
+        "missing",
+        "empty",
+        "garbage",
+        "user-swapped",
+        "game-swapped",
+        "forged",
+        "unsigned",
+        "non-ascii-hash",
+        "forged-and-old",
+        "bad-date",
+    ],
 )
 def test_missing_altered_or_forged_init_data_is_refused(init_data: str | None) -> None:
     with pytest.raises(Refused) as refused:

@@ -652,7 +652,7 @@
     const before = S.view;
     S.view = view;
     S.at = performance.now();
-    S.t = texts(view.strings);
+    if (view.strings) S.t = texts(view.strings); // sent once a stream: later views keep them
     if (view.actor === view.viewer && view.viewer !== null && (view.options || []).length) {
       if (!before || before.turn !== view.turn || before.round !== view.round) haptic("notify", "warning");
     }
