@@ -34,9 +34,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 from sqlalchemy.engine import make_url
 
+from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.uow import sql_uow_factory
@@ -273,31 +273,6 @@ async def two_instances(
     print(summary(f"two instances, one killed ({takeovers} times)", stalls))
 
 
-async def fresh_postgres(url: str) -> str:
-    """A new empty database beside the one ``url`` names, migrated; its URL."""
-    parsed = make_url(url)
-    name = f"cuckoo_resume_{os.getpid()}"
-    admin = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
-    connection = await asyncpg.connect(admin)
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        await connection.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await connection.close()
-    created = parsed.set(database=name).render_as_string(hide_password=False)
-    await migrate.upgrade(created)
-    return created
-
-
-async def drop_postgres(url: str, name: str) -> None:
-    admin = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    connection = await asyncpg.connect(admin)
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await connection.close()
-
-
 async def main(
     kills: int, stops: int, takeovers: int, postgres_url: str | None, logs: str | None
 ) -> None:
@@ -311,7 +286,7 @@ async def main(
         if kills or stops:
             await single(rng, url, Path(folder), kills, stops)
         if postgres_url and takeovers:
-            database = await fresh_postgres(postgres_url)
+            database = await fresh_postgres(postgres_url, "cuckoo_resume")
             try:
                 await two_instances(rng, database, Path(folder), takeovers, verbose=bool(logs))
             finally:

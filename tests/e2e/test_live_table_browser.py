@@ -19,17 +19,14 @@ from urllib.parse import quote
 import aiohttp
 import pytest
 
+from tests.support.browser import require_chromium
 from tests.support.demo import WebDemo, web_demo
 from tests.support.driver import Prompt
 from tests.support.webapp import TablePage, hidden_cards_shown, sign_init_data
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(
-        "Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True
-    )
+CHROMIUM = require_chromium()
 playwright_api = pytest.importorskip("playwright.async_api")
 
 SEED = 20261203

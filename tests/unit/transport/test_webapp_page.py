@@ -23,14 +23,10 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 
 from cuckoo_bot.i18n.messages import MESSAGES
+from tests.support.browser import require_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
 STATIC = Path(__file__).resolve().parents[3] / "cuckoo_bot" / "transport" / "webapp" / "static"
-
-if not CHROMIUM.exists():
-    pytest.skip(
-        "the page's tests need Debian's Chromium at /usr/bin/chromium", allow_module_level=True
-    )
+CHROMIUM = require_chromium()
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 Page = sync_api.Page
