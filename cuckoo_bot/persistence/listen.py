@@ -28,9 +28,34 @@ RETRY_AT_MOST = 30.0
 Heard = Callable[[frozenset[int] | None], None]  # the games changed; None: any may have
 
 
+# What asyncpg's DSN understands of a URL's query; SQLAlchemy's own options (such as
+# ``prepared_statement_cache_size``) would reach the server as settings and be refused.
+DSN_OPTIONS = frozenset(
+    {
+        "host",
+        "port",
+        "sslmode",
+        "ssl",
+        "sslrootcert",
+        "sslcert",
+        "sslkey",
+        "sslpassword",
+        "sslcrl",
+        "passfile",
+        "application_name",
+        "connect_timeout",
+        "target_session_attrs",
+        "options",
+        "server_settings",
+    }
+)
+
+
 def asyncpg_dsn(database_url: str) -> str:
     """The SQLAlchemy URL (``postgresql+asyncpg://...``) as asyncpg's own DSN."""
-    return make_url(database_url).set(drivername="postgresql").render_as_string(False)
+    url = make_url(database_url)
+    query = {key: value for key, value in url.query.items() if key in DSN_OPTIONS}
+    return url.set(drivername="postgresql", query=query).render_as_string(False)
 
 
 def parse(payload: str) -> frozenset[int] | None:

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from cuckoo_bot.persistence.listen import GameListener
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from tests.databases import StepClock
-from tests.integration.builders import lobby, seed
+from tests.integration.builders import CHAT_ID, lobby, seed
 
 
 async def test_a_commit_tells_which_games_it_wrote_and_a_rollback_tells_nothing(
@@ -61,6 +61,15 @@ async def test_a_commit_tells_which_games_it_wrote_and_a_rollback_tells_nothing(
             await uow.commit()
         await asyncio.wait_for(arrived.wait(), 5)
         await asyncio.sleep(0.2)  # anything else would have come by now
+        assert heard == [frozenset({game.id})]
+
+        # The group moves to a supergroup: its open game moves with it, and its pages hear.
+        heard.clear()
+        arrived.clear()
+        async with factory() as uow:
+            await uow.chats.migrate(CHAT_ID, CHAT_ID - 1)
+            await uow.commit()
+        await asyncio.wait_for(arrived.wait(), 5)
         assert heard == [frozenset({game.id})]
     finally:
         if listener is not None:

@@ -19,6 +19,7 @@ from cuckoo_bot.persistence.mapping import (
     chat_values,
 )
 from cuckoo_bot.persistence.models import (
+    OPEN_STATUSES,
     ChatRow,
     GameRow,
     StandingRow,
@@ -80,6 +81,11 @@ class SqlChats:
             .values(chat_id=new_id)
             .execution_options(synchronize_session=False)
         )
+        # The open games moved with it: whoever watches them reads them again.
+        moved = await s.scalars(
+            select(GameRow.id).where(GameRow.chat_id == new_id, GameRow.status.in_(OPEN_STATUSES))
+        )
+        self._s.changed.update(moved.all())
         older = aliased(StandingRow)
         await s.execute(
             delete(StandingRow)

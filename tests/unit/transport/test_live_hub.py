@@ -80,6 +80,8 @@ def test_a_notify_payload_is_its_game_ids_and_anything_else_means_read_everythin
 def test_the_listener_connects_with_the_bots_own_database_url() -> None:
     url = "postgresql+asyncpg://cuckoo:s3cret@db.example:5433/games"
     assert asyncpg_dsn(url) == "postgresql://cuckoo:s3cret@db.example:5433/games"
+    tuned = url + "?prepared_statement_cache_size=0&sslmode=require"
+    assert asyncpg_dsn(tuned) == "postgresql://cuckoo:s3cret@db.example:5433/games?sslmode=require"
 
 
 async def test_pages_asking_together_share_one_read_even_of_a_game_nobody_watches() -> None:
