@@ -16,7 +16,7 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Game, GameStatus, Player
 from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.engine import legal_actions
-from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal
+from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal, finishing_ranks
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class LiveSeat:
     shown: str | None = None  # a King shown to the table when it blocked a swap
     card: str | None = None  # face up for this viewer (None: face down, or no card)
     lost: bool = False  # lost a life at the reveal on the table
+    place: int | None = None  # once the game is over: 1 for the winner(s), then by going out
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ def live_table(game: Game, viewer: PlayerId | None) -> LiveTable:
         return LiveTable(game.id, game.version, game.status, 0, 0, None, None, False, seats, viewer)
     reveal = _reveal_on_table(state)
     actor = state.actor if game.status is GameStatus.RUNNING else None
+    places = finishing_ranks(state) if game.status is GameStatus.FINISHED else {}
     options: tuple[Move, ...] = ()
     if actor is not None and actor == viewer:
         options = tuple(Move.of(a) for a in legal_actions(state))
@@ -68,7 +70,9 @@ def live_table(game: Game, viewer: PlayerId | None) -> LiveTable:
         actor=actor,
         deadline=game.deadline if actor is not None else None,
         revealed=reveal is not None,
-        seats=tuple(_seat(state, player, viewer, reveal) for player in state.players),
+        seats=tuple(
+            _seat(state, player, viewer, reveal, places.get(player)) for player in state.players
+        ),
         viewer=viewer,
         options=options,
         winners=state.winners,
@@ -84,7 +88,11 @@ def _reveal_on_table(state: GameState) -> Reveal | None:
 
 
 def _seat(
-    state: GameState, player: PlayerId, viewer: PlayerId | None, reveal: Reveal | None
+    state: GameState,
+    player: PlayerId,
+    viewer: PlayerId | None,
+    reveal: Reveal | None,
+    place: int | None,
 ) -> LiveSeat:
     seat = state.seat(player)
     rnd = state.round
@@ -107,6 +115,7 @@ def _seat(
         shown=act.shown.code if act is not None and act.shown is not None else None,
         card=card,
         lost=reveal is not None and reveal.lost(player),
+        place=place,
     )
 
 

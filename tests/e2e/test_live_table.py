@@ -333,6 +333,8 @@ async def test_a_timeout_reaches_the_page_and_the_end_offers_play_again(
             await asyncio.sleep(1)
             _, view = await watcher.get(game)
         assert view["status"] == "finished"  # the idle-turn limit ended it, winner or not
+        places = [seat["place"] for seat in view["seats"]]
+        assert all(isinstance(p, int) and p >= 1 for p in places), places
         old_lobby = table.lobby()
         status, answer = await page(session, bot, STRANGER).post("again", {"game": game})
         assert status == 403  # not in the group: no Play again either

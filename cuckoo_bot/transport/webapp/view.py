@@ -107,6 +107,7 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> dict[str, Any]:
                 "shown": seat.shown,
                 "card": seat.card,
                 "lost": seat.lost,
+                "place": seat.place,  # once the game is over
             }
             for seat in table.seats
         ],

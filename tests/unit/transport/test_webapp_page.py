@@ -74,6 +74,7 @@ def seat(player: int, name: str, lives: int = 3, **fields: Any) -> dict[str, Any
         "shown": None,
         "card": None,
         "lost": False,
+        "place": None,
     }
     data.update(fields)
     return data
@@ -782,3 +783,17 @@ def test_a_failing_stream_falls_back_to_polling(open_page: Opener) -> None:
     assert len(api.seen("events")) == 3
     page.clock.run_for(26000)  # ...and the stream again every 30 s
     until(page, lambda: len(api.seen("events")) == 4)
+
+
+def test_the_podium_lists_the_others_in_their_finishing_order(open_page: Opener) -> None:
+    view = finished_view()
+    places = {BOB: 1, ANA: 2, ZOE: 2, EVE: 4, CURLY: 5, RTL: 6}
+    for one in view["seats"]:
+        one["place"] = places.get(one["player"])
+    page, _ = open_page(view)
+    names = {one["player"]: one["name"] for one in view["seats"]}
+    expected = sorted((p for p in places if p != BOB), key=lambda p: places[p])
+    items = page.locator("#podium .others li")
+    expect(items.locator("bdi")).to_have_text([names[p] for p in expected])
+    values = items.evaluate_all("lis => lis.map(li => li.value)")
+    assert values == [places[p] for p in expected]  # a shared place shows as one number

@@ -1023,7 +1023,10 @@
     box.hidden = false;
     box.appendChild(el("h2", null, S.t("podium")));
     const winners = (view.winners || []).map((p) => seatOf(view, p)).filter(Boolean);
-    const rest = (view.seats || []).filter((s) => (view.winners || []).indexOf(s.player) < 0);
+    const place = (s) => (typeof s.place === "number" ? s.place : 999);
+    const rest = (view.seats || [])
+      .filter((s) => (view.winners || []).indexOf(s.player) < 0)
+      .sort((a, b) => place(a) - place(b)); // the finishing order: who went out last first
     const stand = el("div", "stand");
     const top = el("div", "step first");
     for (const seat of winners) {
@@ -1040,6 +1043,7 @@
       const list = el("ol", "others");
       for (const seat of rest) {
         const item = el("li");
+        if (typeof seat.place === "number") item.value = seat.place; // a shared place shows once
         item.appendChild(el("bdi", null, seat.name || S.t("player")));
         list.appendChild(item);
       }
