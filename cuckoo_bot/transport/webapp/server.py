@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, TypeGuard
@@ -49,6 +50,7 @@ STREAMS_SPARE = 32  # connections kept free of event streams (Telegram's updates
 BODY_LIMIT = 4096  # bytes of a move's JSON body
 STREAMS_PER_USER = 4  # event streams one person may hold open (a few devices, a reload)
 WRITE_TIMEOUT = 10.0  # seconds a page has to take an event before it is let go
+QUIET_EVERY = 10.0  # seconds between two log lines about failing streams
 MOVES = frozenset(move.value for move in Move)
 STATIC = resources.files("cuckoo_bot.transport.webapp") / "static"
 # The page runs its own script and Telegram's, talks only to this server, and draws its cards
@@ -58,6 +60,9 @@ PAGE_POLICY = (
     " img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
 )
 TYPES = {".html": "text/html", ".js": "application/javascript", ".css": "text/css"}
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class Problem(Exception):
@@ -115,6 +120,7 @@ class TableApi:
         self._texts: dict[str, dict[str, str]] = {}
         self._closing = asyncio.Event()  # set at shutdown: the event streams end
         self._per_user: dict[int, int] = {}  # open streams by person
+        self._told_at = -QUIET_EVERY  # when a stream's failure was last logged
 
     async def start(self) -> None:
         if self.listener is not None:
@@ -135,11 +141,26 @@ class TableApi:
         self.max_streams = max(1, connections - STREAMS_SPARE)
         app.router.add_get("/app", self._page)
         app.router.add_get("/app/", self._slash)
-        app.router.add_get("/app/api/table", self._table)
-        app.router.add_get("/app/api/events", self._events)
-        app.router.add_post("/app/api/move", self._move)
-        app.router.add_post("/app/api/again", self._again)
+        app.router.add_get("/app/api/table", self._guarded(self._table))
+        app.router.add_get("/app/api/events", self._guarded(self._events))
+        app.router.add_post("/app/api/move", self._guarded(self._move))
+        app.router.add_post("/app/api/again", self._guarded(self._again))
         app.router.add_get("/app/{name}", self._file)
+
+    def _guarded(self, handler: Handler) -> Handler:
+        """A request the bot cannot serve now (its database down) gets 503 and one quiet log
+        line, not a traceback each: the page tries again."""
+
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            try:
+                return await handler(request)
+            except (web.HTTPException, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                self._told_at = _tell_quietly(self._told_at, "live table: %r", exc)
+                return web.json_response({"error": "busy"}, status=503)
+
+        return guarded
 
     # -- the page ---------------------------------------------------------------------------------
 
@@ -281,6 +302,8 @@ class TableApi:
                     shot = await self.hub.latest(game_id)
         except (ConnectionResetError, TimeoutError):
             pass  # the page went away, or stopped reading
+        except Exception as exc:  # the database, most likely: the page reconnects, then polls
+            self._told_at = _tell_quietly(self._told_at, "a live table stream ended: %r", exc)
         finally:
             self.streams -= 1
             self._per_user[user] -= 1
@@ -393,6 +416,16 @@ async def _send(response: web.StreamResponse, data: bytes) -> None:
     """One write to a page; a page that stops reading is let go (its connection with it)."""
     async with asyncio.timeout(WRITE_TIMEOUT):
         await response.write(data)
+
+
+def _tell_quietly(told_at: float, message: str, *args: object) -> float:
+    """Log ``message`` unless something was told less than ``QUIET_EVERY`` seconds ago (a
+    database outage ends every stream at once); when it was last told."""
+    now = time.monotonic()
+    if now - told_at < QUIET_EVERY:
+        return told_at
+    log.warning(message, *args)
+    return now
 
 
 def _is_int(value: object) -> TypeGuard[int]:

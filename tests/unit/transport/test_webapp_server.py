@@ -1,0 +1,85 @@
+"""The live table's API when what it stands on fails: the database (the page is told to try
+again, with one log line, not a traceback per request) or Telegram (a membership question
+unanswered is asked again, never taken as a no)."""
+
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from telegram.error import NetworkError
+
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.webapp.auth import InitDataCheck
+from cuckoo_bot.transport.webapp.hub import Hub
+from cuckoo_bot.transport.webapp.server import TableApi
+from tests.support.webapp import sign_init_data
+
+TOKEN = "4242:live-table-server-test"
+
+
+class Telegram:
+    """The bot's ``get_chat_member``, failing as a network does."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def get_chat_member(self, chat_id: int, user_id: int) -> Any:
+        self.asked += 1
+        raise NetworkError("Telegram did not answer")
+
+
+async def serve(hub: Hub[Any], bot: Any) -> TestClient:
+    services = SimpleNamespace(renderer=SimpleNamespace(tr=Translator()))
+    api = TableApi(services, bot, InitDataCheck(TOKEN), hub)  # type: ignore[arg-type]
+    app = web.Application()
+    api.install(app, 64)
+    client = TestClient(TestServer(app))
+    await client.start_server()
+    return client
+
+
+def asked_by(user: int) -> dict[str, str]:
+    return {"Authorization": f"tma {sign_init_data(TOKEN, user)}"}
+
+
+async def test_a_database_that_does_not_answer_gets_the_page_a_503_and_the_log_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def down(game_id: int) -> Any:
+        raise ConnectionError("the database is down")
+
+    client = await serve(Hub(down), Telegram())
+    try:
+        with caplog.at_level(logging.WARNING):
+            for path in ("table", "events", "table", "events", "table"):
+                response = await client.get(f"/app/api/{path}?game=3", headers=asked_by(7))
+                assert response.status == 503
+                assert await response.json() == {"error": "busy"}
+        said = [r for r in caplog.records if r.name.startswith("cuckoo_bot")]
+        assert len(said) == 1 and "the database is down" in said[0].getMessage()
+        assert not any(r.exc_info for r in caplog.records)
+    finally:
+        await client.close()
+
+
+async def test_a_membership_telegram_did_not_answer_is_asked_again_not_refused() -> None:
+    game = SimpleNamespace(seats=[1, 2, 3], id=3, version=5)
+    shot = SimpleNamespace(seen=SimpleNamespace(game=game, chat_id=-100, language="en"))
+
+    async def read(game_id: int) -> Any:
+        return shot
+
+    telegram = Telegram()
+    client = await serve(Hub(read), telegram)
+    try:
+        for _ in range(2):
+            response = await client.get("/app/api/table?game=3", headers=asked_by(9))
+            assert response.status == 503  # not 403: nobody said no
+        assert telegram.asked == 2
+    finally:
+        await client.close()
