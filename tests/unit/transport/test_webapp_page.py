@@ -24,6 +24,7 @@ import pytest
 
 from cuckoo_bot.i18n.messages import MESSAGES
 from tests.support.browser import require_chromium
+from tests.support.demo import THEMES
 
 STATIC = Path(__file__).resolve().parents[3] / "cuckoo_bot" / "transport" / "webapp" / "static"
 CHROMIUM = require_chromium()
@@ -39,22 +40,7 @@ INIT_DATA = (
     + quote(json.dumps({"id": ANA, "first_name": "Ana", "language_code": "en"}))
     + f"&auth_date=1790000000&start_param={GAME}&hash=0123456789abcdef"
 )
-LIGHT = {
-    "bg_color": "#ffffff",
-    "text_color": "#000000",
-    "hint_color": "#999999",
-    "button_color": "#3390ec",
-    "button_text_color": "#ffffff",
-    "secondary_bg_color": "#f4f4f5",
-}
-DARK = {
-    "bg_color": "#212121",
-    "text_color": "#ffffff",
-    "hint_color": "#aaaaaa",
-    "button_color": "#8774e1",
-    "button_text_color": "#ffffff",
-    "secondary_bg_color": "#181818",
-}
+LIGHT, DARK = THEMES["light"], THEMES["dark"]  # what the demo gives its links
 HOSTILE = "<img src=x onerror=window.__xss=1>"
 # What the server sends: every web_ text of the catalog, without its prefix.
 STRINGS = {

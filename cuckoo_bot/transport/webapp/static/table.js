@@ -792,40 +792,36 @@
     throw new Error("HTTP " + res.status);
   }
 
-  async function move(kind) {
+  /** A key pressed on the page: the keys wait while it is asked; the answer comes as a toast
+   *  and a haptic, and the view it carries (a move's) is shown. */
+  async function press(path, body) {
     const view = S.view;
     if (!view || S.busy) return;
     haptic("impact", "medium");
     S.busy = true;
     renderKeys();
+    let shown = false;
     try {
-      const answer = await post("move", { game: view.game, move: kind, turn: view.turn, round: view.round });
+      const answer = await post(path, body(view));
       if (answer.reply) toast(answer.reply);
       haptic("notify", answer.ok ? "success" : "error");
       S.busy = false;
-      if (!acceptView(answer.view)) renderKeys();
+      shown = acceptView(answer.view);
     } catch (_) {
       S.busy = false;
       if (!S.fatal) toast(S.t("error"));
-      renderKeys();
     }
+    if (!shown) renderKeys();
   }
 
-  async function again() {
-    const view = S.view;
-    if (!view || S.busy) return;
-    haptic("impact", "medium");
-    S.busy = true;
-    renderKeys();
-    try {
-      const answer = await post("again", { game: view.game });
-      if (answer.reply) toast(answer.reply);
-      haptic("notify", answer.ok ? "success" : "error");
-    } catch (_) {
-      if (!S.fatal) toast(S.t("error"));
-    }
-    S.busy = false;
-    renderKeys();
+  function move(kind) {
+    return press("move", function (view) {
+      return { game: view.game, move: kind, turn: view.turn, round: view.round };
+    });
+  }
+
+  function again() {
+    return press("again", function (view) { return { game: view.game }; });
   }
 
   // -- drawing -----------------------------------------------------------------------------------
