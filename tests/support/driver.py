@@ -49,6 +49,14 @@ def _order(data: str) -> tuple[int, int]:
     return int(game), int(turn)
 
 
+def _game_of(data: str) -> int:
+    """The game a key names (``1:<kind>:<game>...``), or 0 for a key naming none."""
+    try:
+        return keydata.decode(data).game
+    except keydata.BadKeyData:
+        return 0
+
+
 def _is_move(data: str) -> bool:
     parts = data.split(":")
     return len(parts) == 5 and parts[1] in MOVE_KINDS
@@ -158,14 +166,23 @@ class TableDriver:
         self.fake.user_sends(user_id, self.group_id if chat_id is None else chat_id, text)
 
     def game_over(self) -> bool:
-        """The latest game in the group has ended: a winner's message after its last round."""
+        """The latest game in the group has ended: a winner's message after its last round.
+        A winner's message whose Play again key names an older game than one the group or a
+        prompt shows keys for is that older game's, shown again after a restart."""
         last_round = last_trophy = 0
+        trophy_game = newest_game = 0
         for msg in self.fake.messages(self.group_id, include_deleted=False):
             text = msg.text or ""
+            games = [_game_of(d) for d in msg.callback_datas]
+            newest_game = max([newest_game, *games])
             if msg.from_bot and text.startswith("🃏") and "·" in text.split("\n", 1)[0]:
                 last_round = msg.message_id
             elif msg.from_bot and text.startswith("🏆"):
                 last_trophy = msg.message_id
+                trophy_game = max(games, default=0)
+        prompts = [p.order[0] for p in self.prompts()]
+        if trophy_game and trophy_game < max([newest_game, *prompts]):
+            return False
         return last_trophy > last_round > 0
 
 

@@ -37,7 +37,7 @@ from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
-from cuckoo_bot.transport.delivery.lanes import Known, Lane, LaneResult, Tools
+from cuckoo_bot.transport.delivery.lanes import Known, Lane, LaneResult, Shown, Tools
 from cuckoo_bot.transport.delivery.private import PrivateLane
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
@@ -215,7 +215,7 @@ class Courier:
         ids = {n.id for n in notices}
         claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
         self._in_flight |= ids
-        started: list[LaneResult] = []  # every lane's result so far, even one cut short
+        shown = Shown()  # every lane's result so far, even one cut short
         try:
             known = Known(batch)
             by_chat: dict[int, list[Notice]] = {}
@@ -224,15 +224,14 @@ class Courier:
             try:
                 results = await asyncio.gather(
                     *(
-                        self._lane(chat, items, known, from_store, claimed, started)
+                        self._lane(chat, items, known, from_store, claimed, shown)
                         for chat, items in by_chat.items()
                     )
                 )
             except asyncio.CancelledError:
                 # Shutting down: what was shown is marked (briefly), the rest stays claimable.
-                shown = [d for result in started for d in result.unmarked()]
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(outbox.mark(self.deps, shown), timeout=2)
+                    await asyncio.wait_for(shown.mark(self.deps), timeout=2)
                 raise
             report = Report(
                 delivered=[d for result in results for d in result.unmarked()],
@@ -256,7 +255,7 @@ class Courier:
         known: Known,
         from_store: bool,
         claimed: set[int],
-        started: list[LaneResult],
+        shown: Shown,
     ) -> LaneResult:
         logfields.bind(chat_id=chat_id, game_id=notices[0].game_id if notices else None)
         lock = self._lanes.setdefault(chat_id, asyncio.Lock())
@@ -286,11 +285,11 @@ class Courier:
                 if chat_id > 0:
                     seen = self._seen.get(chat_id, 0)
                     known.newest[chat_id] = max(known.newest.get(chat_id, 0), seen)
-                    lane = PrivateLane(self.tools, chat_id, known)
+                    lane = PrivateLane(self.tools, chat_id, known, shown)
                 else:
-                    lane = GroupLane(self.tools, chat_id, known)
-                started.append(lane.result)
+                    lane = GroupLane(self.tools, chat_id, known, shown)
                 result = await lane.run(notices)
+                await shown.lane_done(self.deps)
                 if result.waiting:
                     self._waiting.add(chat_id)
                 if result.waiting or result.deferred:

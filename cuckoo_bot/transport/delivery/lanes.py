@@ -5,8 +5,10 @@ hands to the app as a report), and the steps every lane shares (``Lane``)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from telegram import InlineKeyboardMarkup
@@ -151,16 +153,59 @@ class LaneResult:
         return self.delivered[self.flushed :]
 
 
+@dataclass
+class Shown:
+    """What every lane of one batch has done so far. The courier settles a batch once all its
+    lanes are done; while one of them waits for its chat's pace, nothing the batch showed
+    stays unmarked (a quicker lane's messages, the group's or another player's), so a crash
+    during the wait cannot show any of it again."""
+
+    results: list[LaneResult] = field(default_factory=list)
+    waiting: int = 0  # lanes waiting for their chat's pace now
+
+    def unmarked(self) -> list[Delivered]:
+        return [d for result in self.results for d in result.unmarked()]
+
+    async def mark(self, deps: Deps) -> None:
+        """One statement for what the batch's lanes showed and nobody marked yet (none when
+        there is nothing). Another lane may go on meanwhile: only what was read is counted
+        as marked."""
+        upto = [(result, len(result.delivered)) for result in self.results]
+        shown = [d for result, end in upto for d in result.delivered[result.flushed : end]]
+        if not shown:
+            return
+        await outbox.mark(deps, shown)
+        for result, end in upto:
+            result.flushed = max(result.flushed, end)
+
+    @contextlib.asynccontextmanager
+    async def pause(self, deps: Deps) -> AsyncIterator[None]:
+        """A lane is about to wait: what the batch showed is marked first."""
+        await self.mark(deps)
+        self.waiting += 1
+        try:
+            yield
+        finally:
+            self.waiting -= 1
+
+    async def lane_done(self, deps: Deps) -> None:
+        """A lane has finished while another still waits: what it showed is marked now."""
+        if self.waiting:
+            await self.mark(deps)
+
+
 def keys_live(keyboard: InlineKeyboardMarkup | None) -> bool:
     return keyboard is not None and bool(keyboard.inline_keyboard)
 
 
 class Lane:
-    def __init__(self, tools: Tools, chat_id: int, known: Known) -> None:
+    def __init__(self, tools: Tools, chat_id: int, known: Known, shown: Shown) -> None:
         self.tools = tools
         self.chat_id = chat_id
         self.known = known
         self.result = LaneResult()
+        self.shown = shown  # the batch's lanes, this one among them
+        shown.results.append(self.result)
         self.finished: set[int] = set()  # notices this lane has recorded an outcome for
 
     def done(

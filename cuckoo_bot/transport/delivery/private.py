@@ -128,12 +128,12 @@ class PrivateLane(Lane):
         await self._send(notice, replace(rendered, reply_to=asked[-1].message_id))
 
     async def _send(self, notice: Notice, rendered: Rendered) -> None:
-        if self.tools.pacer.delay(self.chat_id) > 0 and self.result.unmarked():
-            # About to wait for the chat's pace: what this lane showed is marked first, so a
-            # crash during the wait cannot send it again (a statement only when a lane waits).
-            await outbox.mark(self.tools.deps, self.result.unmarked())
-            self.result.flushed = len(self.result.delivered)
-        await self.tools.pacer.wait(self.chat_id)
+        if self.tools.pacer.delay(self.chat_id) > 0:
+            # About to wait for the chat's pace: what the batch showed so far (this lane's and
+            # the others') is marked first, so a crash during the wait cannot send it again (a
+            # statement only when a lane waits and something is unmarked).
+            async with self.shown.pause(self.tools.deps):
+                await self.tools.pacer.wait(self.chat_id)
         message = await self.tools.calls.send(notice, rendered)
         self.tools.pacer.sent(self.chat_id)
         self.done(notice, message.message_id, rendered.keyboard)

@@ -18,7 +18,14 @@ from telegram.ext import Defaults, ExtBot
 from cuckoo_bot.app import lobby, outbox, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
-from cuckoo_bot.app.notices import CloseNote, CloseReason, DealNote, Notice, NoticeKind
+from cuckoo_bot.app.notices import (
+    Announcement,
+    CloseNote,
+    CloseReason,
+    DealNote,
+    Notice,
+    NoticeKind,
+)
 from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
@@ -368,6 +375,40 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     # The probe: the lane has begun its 30 s wait for the chat's pace, before the second.
     await asyncio.wait_for(pacer.waiting.wait(), 10)
     assert notices[0].id in table.world.sent and notices[1].id not in table.world.sent
+    delivering.cancel()
+    await asyncio.gather(delivering, return_exceptions=True)
+
+
+async def test_what_the_group_showed_is_marked_when_a_private_lane_of_its_batch_waits(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A batch is settled once all its lanes are done; a private lane waiting for its pace
+    marks what the quicker lanes showed too, or a crash during that wait would show the
+    group's message again (after a restart, the last game's winner after the new table)."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    game = table.world.games[game_id]
+    player = table.people[1].id
+    pacer = WatchedPacer(30)
+    courier = Courier(table.deps, bot, Renderer(Translator()), table.courier.budget, pacer)
+    news = Announcement("Misdealt", {"round": 1, "next_dealer": table.people[2].id})
+    notices = [
+        Notice(NoticeKind.ANNOUNCE, GROUP, news, game_id),
+        Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id),
+        Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id),
+    ]
+    async with table.deps.uow() as uow:
+        batch = await outbox.write(uow, game, notices)
+        await uow.commit()
+    table.clock.advance(5)
+    in_group = len(fake.messages(GROUP))
+    delivering = asyncio.create_task(courier.deliver(batch))
+    # The private lane begins its 30 s wait; the group's lane is done before or during it.
+    await asyncio.wait_for(pacer.waiting.wait(), 10)
+    await fake.wait_for(lambda: notices[0].id in table.world.sent, 10)
+    assert len(fake.messages(GROUP)) == in_group + 1
+    assert notices[1].id in table.world.sent and notices[2].id not in table.world.sent
+    assert not delivering.done()  # still waiting: the batch is not settled yet
     delivering.cancel()
     await asyncio.gather(delivering, return_exceptions=True)
 
