@@ -168,15 +168,22 @@ class Shown:
 
     async def mark(self, deps: Deps) -> None:
         """One statement for what the batch's lanes showed and nobody marked yet (none when
-        there is nothing). Another lane may go on meanwhile: only what was read is counted
-        as marked."""
-        upto = [(result, len(result.delivered)) for result in self.results]
-        shown = [d for result, end in upto for d in result.delivered[result.flushed : end]]
+        there is nothing). What it marks is taken before it waits for the database, so two
+        lanes marking at once never mark one outcome twice (its tries would count twice);
+        should the statement fail, it is left for the batch's settling."""
+        taken = [(result, result.flushed, len(result.delivered)) for result in self.results]
+        shown = [d for result, start, end in taken for d in result.delivered[start:end]]
         if not shown:
             return
-        await outbox.mark(deps, shown)
-        for result, end in upto:
-            result.flushed = max(result.flushed, end)
+        for result, _, end in taken:
+            result.flushed = end
+        try:
+            await outbox.mark(deps, shown)
+        except BaseException:
+            for result, start, end in taken:
+                if result.flushed == end:
+                    result.flushed = start
+            raise
 
     @contextlib.asynccontextmanager
     async def pause(self, deps: Deps) -> AsyncIterator[None]:
