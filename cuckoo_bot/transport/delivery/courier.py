@@ -231,14 +231,15 @@ class Courier:
             except asyncio.CancelledError:
                 # Shutting down: what was shown is marked (briefly), the rest stays claimable.
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(shown.mark(self.deps), timeout=2)
+                    await asyncio.wait_for(shown.mark(self.tools), timeout=2)
                 raise
-            report = Report(
-                delivered=[d for result in results for d in result.unmarked()],
-                unreachable=[n for result in results for n in result.unreachable],
-                migrated=[m for result in results for m in result.migrated],
-            )
-            following = await settle(self.deps, report)
+            async with self.tools.marking:  # one mark at a time, each as things stand now
+                report = Report(
+                    delivered=self.tools.current([d for r in results for d in r.unmarked()]),
+                    unreachable=[n for result in results for n in result.unreachable],
+                    migrated=[m for result in results for m in result.migrated],
+                )
+                following = await settle(self.deps, report)
             for done in (d for result in results for d in result.delivered):
                 if done.retry_at is None:  # a failed try is taken again later
                     self._marked[done.notice_id] = None
@@ -289,7 +290,7 @@ class Courier:
                 else:
                     lane = GroupLane(self.tools, chat_id, known, shown)
                 result = await lane.run(notices)
-                await shown.lane_done(self.deps)
+                await shown.lane_done(self.tools)
                 if result.waiting:
                     self._waiting.add(chat_id)
                 if result.waiting or result.deferred:

@@ -15,7 +15,6 @@ from telegram.error import (
 
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import (
-    Delivered,
     GameOverView,
     Notice,
     NoticeKind,
@@ -164,7 +163,7 @@ class GroupLane(Lane):
                     if not await self.tools.budget.take(self.chat_id):
                         return
                     await self.tools.calls.remove(self.chat_id, old.message_id)
-                    self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
+                    self.result.delivered.append(self.tools.keys_gone(old.notice.id))
                     gone = SentMessage(old.notice, old.message_id, False, 0)
                     self.known.remember(gone)
                     self.result.shown.append(gone)

@@ -5,11 +5,12 @@ hands to the app as a report), and the steps every lane shares (``Lane``)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from telegram import InlineKeyboardMarkup
 
@@ -56,6 +57,14 @@ class Tools:
         self.started = deps.clock.now()
         # Notices this process made and handed to itself (a press, a clock, a reroute).
         self.handed: OrderedDict[int, None] = OrderedDict()
+        # Notices whose message this process has seen lose its keys (a later notice edited
+        # it, or its keys were taken off). Batches are marked as they finish, not in the order
+        # they showed things: an earlier batch still finishing (a group's call, a chat's pace)
+        # must not mark such a notice as showing keys after a later one marked them gone. So
+        # this process marks one statement at a time (``marking``), each with the outcomes as
+        # they stand when it runs (``current``).
+        self._keys_gone: OrderedDict[int, None] = OrderedDict()
+        self.marking = asyncio.Lock()
         # Private chats where a notice left over from before a restart was not sent (its turn
         # was over by then): the process before may have shown it, keys and all, and the store
         # never learnt its message. The next message sent there clears the keys before it.
@@ -66,6 +75,21 @@ class Tools:
             self.handed[notice.id] = None
         while len(self.handed) > 20_000:
             self.handed.popitem(last=False)
+
+    def keys_gone(self, notice_id: int) -> Delivered:
+        """The message this notice showed has no keys any more: its outcome to record."""
+        self._keys_gone[notice_id] = None
+        while len(self._keys_gone) > 20_000:
+            self._keys_gone.popitem(last=False)
+        return Delivered(notice_id, None, False, tries=0)
+
+    def current(self, delivered: list[Delivered]) -> list[Delivered]:
+        """Outcomes as they stand now: a message shown with keys that this process has since
+        seen lose them is recorded without (a notice is shown once in a process's life)."""
+        return [
+            replace(d, live_keys=False) if d.live_keys and d.notice_id in self._keys_gone else d
+            for d in delivered
+        ]
 
     def left_over(self, notice: Notice) -> bool:
         """Made before this process started: maybe shown already by the one before."""
@@ -166,7 +190,7 @@ class Shown:
     def unmarked(self) -> list[Delivered]:
         return [d for result in self.results for d in result.unmarked()]
 
-    async def mark(self, deps: Deps) -> None:
+    async def mark(self, tools: Tools) -> None:
         """One statement for what the batch's lanes showed and nobody marked yet (none when
         there is nothing). What it marks is taken before it waits for the database, so two
         lanes marking at once never mark one outcome twice (its tries would count twice);
@@ -178,7 +202,8 @@ class Shown:
         for result, _, end in taken:
             result.flushed = end
         try:
-            await outbox.mark(deps, shown)
+            async with tools.marking:
+                await outbox.mark(tools.deps, tools.current(shown))
         except BaseException:
             for result, start, end in taken:
                 if result.flushed == end:
@@ -186,19 +211,19 @@ class Shown:
             raise
 
     @contextlib.asynccontextmanager
-    async def pause(self, deps: Deps) -> AsyncIterator[None]:
+    async def pause(self, tools: Tools) -> AsyncIterator[None]:
         """A lane is about to wait: what the batch showed is marked first."""
-        await self.mark(deps)
+        await self.mark(tools)
         self.waiting += 1
         try:
             yield
         finally:
             self.waiting -= 1
 
-    async def lane_done(self, deps: Deps) -> None:
+    async def lane_done(self, tools: Tools) -> None:
         """A lane has finished while another still waits: what it showed is marked now."""
         if self.waiting:
-            await self.mark(deps)
+            await self.mark(tools)
 
 
 def keys_live(keyboard: InlineKeyboardMarkup | None) -> bool:
@@ -224,7 +249,7 @@ class Lane:
             # Older rows that showed this message no longer describe it.
             for old in self.known.live.get((self.chat_id, notice.game_id or 0), []):
                 if old.message_id == message_id and old.notice.id != notice.id:
-                    self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
+                    self.result.delivered.append(self.tools.keys_gone(old.notice.id))
             sent = SentMessage(
                 notice, message_id, live, max(self.known.newest.get(self.chat_id, 0), message_id)
             )

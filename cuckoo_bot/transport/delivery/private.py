@@ -14,7 +14,6 @@ from cuckoo_bot.app.notices import (
     CloseNote,
     CloseReason,
     DealNote,
-    Delivered,
     Notice,
     NoticeKind,
     NudgeNote,
@@ -132,7 +131,7 @@ class PrivateLane(Lane):
             # About to wait for the chat's pace: what the batch showed so far (this lane's and
             # the others') is marked first, so a crash during the wait cannot send it again (a
             # statement only when a lane waits and something is unmarked).
-            async with self.shown.pause(self.tools.deps):
+            async with self.shown.pause(self.tools):
                 await self.tools.pacer.wait(self.chat_id)
         message = await self.tools.calls.send(notice, rendered)
         self.tools.pacer.sent(self.chat_id)
@@ -184,7 +183,7 @@ class PrivateLane(Lane):
             await self.tools.calls.edit(self.chat_id, old.message_id, rendered)
         else:
             await self.tools.calls.remove_keys(self.chat_id, old.message_id)
-        self.result.delivered.append(Delivered(old.notice.id, None, False, tries=0))
+        self.result.delivered.append(self.tools.keys_gone(old.notice.id))
         cleared = SentMessage(old.notice, old.message_id, False, old.newest)
         self.known.remember(cleared)
         self.result.shown.append(cleared)

@@ -11,7 +11,7 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from telegram import Bot
+from telegram import Bot, Message
 from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
@@ -25,13 +25,16 @@ from cuckoo_bot.app.notices import (
     DealNote,
     Notice,
     NoticeKind,
+    PromptNote,
 )
 from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
+from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.delivery.calls import Calls
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
 from fakebotapi import FakeBotApi
@@ -411,6 +414,64 @@ async def test_what_the_group_showed_is_marked_when_a_private_lane_of_its_batch_
     assert not delivering.done()  # still waiting: the batch is not settled yet
     delivering.cancel()
     await asyncio.gather(delivering, return_exceptions=True)
+
+
+class HeldCalls(Calls):
+    """The Bot API calls, with sends to one chat held until the test lets them go."""
+
+    def __init__(self, bot: Bot, chat_id: int) -> None:
+        super().__init__(bot)
+        self.chat_id = chat_id
+        self.gate = asyncio.Event()
+
+    async def send(self, notice: Notice, rendered: Rendered) -> Message:
+        if notice.chat_id == self.chat_id:
+            await self.gate.wait()
+        return await super().send(notice, rendered)
+
+
+async def test_a_later_batch_that_takes_a_prompts_keys_off_is_not_undone_by_an_earlier_one(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A batch is marked once all its chats are done: the player can press (and the next batch
+    take the prompt's keys off and be marked) while the group's message of the batch that
+    showed the prompt is still on its way. The earlier batch's mark must not record the
+    prompt as showing keys again."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    game = table.world.games[game_id]
+    assert game.state is not None and game.state.actor is not None
+    player = game.state.actor
+    held = HeldCalls(bot, GROUP)
+    table.courier.tools.calls = held
+    prompt = PromptNote(1, game.state.turn, Card.from_code("7H"), 3, (Move.KEEP, Move.SWAP))
+    news = Announcement("Misdealt", {"round": 1, "next_dealer": table.people[2].id})
+    shown = [
+        Notice(NoticeKind.PROMPT, player, prompt, game_id),
+        Notice(NoticeKind.ANNOUNCE, GROUP, news, game_id),
+    ]
+    async with table.deps.uow() as uow:
+        first = await outbox.write(uow, game, shown)
+        await uow.commit()
+    table.clock.advance(5)  # Telegram's own pace for the chat (the fake's clock) is kept
+    before = len(fake.dm(player))
+    delivering = asyncio.create_task(table.courier.deliver(first))
+    await fake.wait_for(lambda: len(fake.dm(player)) > before, 10)
+    message = fake.dm(player)[-1]
+    assert message.callback_datas  # the prompt's keys
+    closing = [Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id)]
+    async with table.deps.uow() as uow:
+        second = await outbox.write(uow, game, closing)
+        await uow.commit()
+    await table.courier.deliver(second)
+    assert not message.callback_datas  # taken off in the chat
+    assert table.world.messages[shown[0].id][1] is False
+    assert shown[1].id not in table.world.sent  # the first batch is not marked yet
+    held.gate.set()
+    await delivering
+    assert shown[1].id in table.world.sent
+    # The earlier batch, marked last, still says the prompt's keys are gone.
+    assert table.world.messages[shown[0].id] == (message.message_id, False)
 
 
 def _forget(table: Table, notice_id: int) -> None:
