@@ -353,17 +353,24 @@ class WatchedPacer(PrivatePacer):
         await super().wait(chat_id)
 
 
+async def _paced(fake: FakeBotApi, bot: Bot) -> tuple[Table, Game, Courier, WatchedPacer]:
+    """A started game of three and a second courier whose private chats wait 30 s between
+    two messages, saying when a lane begins that wait."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    game = table.world.games[game_id]  # the store's game as the start left it
+    pacer = WatchedPacer(30)
+    courier = Courier(table.deps, bot, Renderer(Translator()), table.courier.budget, pacer)
+    return table, game, courier, pacer
+
+
 async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     fake: FakeBotApi, bot: Bot
 ) -> None:
     """A crash while a private lane waits for its pace would otherwise send again what it had
     already shown: it is marked in the store before the wait."""
-    table = Table(fake, bot, players=3, rate=1000)
-    game_id = await table.start()
-    game = table.world.games[game_id]
-    player = table.people[1].id
-    pacer = WatchedPacer(30)
-    courier = Courier(table.deps, bot, Renderer(Translator()), table.courier.budget, pacer)
+    table, game, courier, pacer = await _paced(fake, bot)
+    game_id, player = game.id, table.people[1].id
     notices = [
         Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id),
         Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id),
@@ -388,12 +395,8 @@ async def test_what_the_group_showed_is_marked_when_a_private_lane_of_its_batch_
     """A batch is settled once all its lanes are done; a private lane waiting for its pace
     marks what the quicker lanes showed too, or a crash during that wait would show the
     group's message again (after a restart, the last game's winner after the new table)."""
-    table = Table(fake, bot, players=3, rate=1000)
-    game_id = await table.start()
-    game = table.world.games[game_id]
-    player = table.people[1].id
-    pacer = WatchedPacer(30)
-    courier = Courier(table.deps, bot, Renderer(Translator()), table.courier.budget, pacer)
+    table, game, courier, pacer = await _paced(fake, bot)
+    game_id, player = game.id, table.people[1].id
     news = Announcement("Misdealt", {"round": 1, "next_dealer": table.people[2].id})
     notices = [
         Notice(NoticeKind.ANNOUNCE, GROUP, news, game_id),
