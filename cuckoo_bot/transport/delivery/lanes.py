@@ -1,7 +1,8 @@
 """What a delivery lane works with and records: its tools (``Tools``: the Bot API calls, the
-renderer, Telegram's limits and what this process remembers of earlier lives' notices), the
-chats' messages (``Known``), what became of each notice (``LaneResult``, which the courier
-hands to the app as a report), and the steps every lane shares (``Lane``)."""
+renderer, Telegram's limits, what this process remembers of earlier lives' notices and of
+keys gone), the chats' messages (``Known``), what became of each notice (``LaneResult``, which
+the courier hands to the app as a report; ``Shown``, one batch's lanes, marked early while one
+waits), and the steps every lane shares (``Lane``)."""
 
 from __future__ import annotations
 
@@ -186,9 +187,6 @@ class Shown:
 
     results: list[LaneResult] = field(default_factory=list)
     waiting: int = 0  # lanes waiting for their chat's pace now
-
-    def unmarked(self) -> list[Delivered]:
-        return [d for result in self.results for d in result.unmarked()]
 
     async def mark(self, tools: Tools) -> None:
         """One statement for what the batch's lanes showed and nobody marked yet (none when
