@@ -19,6 +19,8 @@ TOKEN_PATTERN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,}$")
 INSTANCE_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 APP_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_]{3,64}$")  # a Mini App's short name
 SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as secret_token
+# Bot API, setWebhook: "Ports currently supported for webhooks: 443, 80, 88, 8443."
+WEBHOOK_PORTS = (443, 80, 88, 8443)
 TOKEN_HELP = (
     "CUCKOO_BOT_TOKEN {problem}: talk to @BotFather in Telegram (https://t.me/BotFather),"
     " send /newbot, and put the token it gives you in CUCKOO_BOT_TOKEN or in a .env file"
@@ -35,6 +37,28 @@ class TokenRejected(SettingsError):
 
 class TelegramUnreachable(SettingsError):
     """Telegram did not answer at start for ``CUCKOO_START_TIMEOUT`` seconds."""
+
+
+class TelegramRefused(SettingsError):
+    """Telegram answered a start-up call with an error (a 400: a setting it will not take)."""
+
+
+def public_base_url(value: str, *, local: bool = False) -> str:
+    """The live table's public base, as Telegram accepts it for a Mini App's button: HTTPS on
+    a host with a dot (Telegram refuses the key otherwise, and with it the whole prompt).
+    ``local``: plain http on this machine's loopback too (the demo, with its own fake
+    Telegram; nothing else)."""
+    parts = urlsplit(value.strip())
+    host = parts.hostname or ""
+    loopback = local and parts.scheme == "http" and host == "127.0.0.1"
+    if parts.scheme not in ("https", "http") or not host or parts.query:
+        raise ValueError("must be a URL such as https://bot.example.org")
+    if not loopback and (parts.scheme != "https" or "." not in host.strip(".")):
+        raise ValueError(
+            "must be an HTTPS URL on a public host name, such as https://bot.example.org:"
+            " Telegram opens the live table only from such a URL"
+        )
+    return value.strip().rstrip("/")
 
 
 class Settings(BaseSettings):
@@ -120,10 +144,7 @@ class Settings(BaseSettings):
     def _public_base(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        parts = urlsplit(value.strip())
-        if parts.scheme not in ("https", "http") or not parts.hostname or parts.query:
-            raise ValueError("must be a URL such as https://bot.example.org")
-        return value.strip().rstrip("/")
+        return public_base_url(value)
 
     @field_validator("webapp_name")
     @classmethod
@@ -168,8 +189,20 @@ class Settings(BaseSettings):
         if value is None:
             return None
         parts = urlsplit(value.strip())
-        if parts.scheme not in ("https", "http") or not parts.hostname:
-            raise ValueError("must be a URL such as https://bot.example.org/telegram")
+        try:
+            port = parts.port
+        except ValueError:
+            port = -1
+        if parts.scheme != "https" or not parts.hostname or port == -1:
+            raise ValueError(
+                "must be the public HTTPS URL Telegram posts to, such as"
+                " https://bot.example.org/telegram (Telegram takes no other scheme)"
+            )
+        if port is not None and port not in WEBHOOK_PORTS:
+            raise ValueError(
+                f"Telegram sends webhooks only to ports 443, 80, 88 or 8443, not {port}:"
+                " put the bot behind a proxy on one of them (CUCKOO_PORT stays the bot's own)"
+            )
         return value.strip()
 
     def webhook(self) -> tuple[str, str, str] | None:

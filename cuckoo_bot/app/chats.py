@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from enum import Enum
 
 from cuckoo_bot.app.deps import Deps
@@ -212,3 +213,16 @@ async def bot_added(deps: Deps, chat: Chat) -> None:
             stored.active = True
             await uow.chats.save(stored)
         await uow.commit()
+
+
+async def hold(deps: Deps, chat_id: int, until: datetime) -> None:
+    """Telegram refuses the chat until ``until`` (a 429): every instance waits for it."""
+    async with deps.uow(autocommit=True) as uow:
+        await uow.chats.hold(chat_id, until)
+        await uow.commit()
+
+
+async def held(deps: Deps) -> dict[int, datetime]:
+    """The chats Telegram refuses now, and until when (what any instance was told)."""
+    async with deps.uow(read_only=True) as uow:
+        return await uow.chats.held(deps.clock.now())

@@ -26,6 +26,15 @@ class ChatRepository(Protocol):
         """Move a chat, its games and its league table to the supergroup id ``new_id``."""
         ...
 
+    async def hold(self, chat_id: int, until: datetime) -> None:
+        """Telegram refuses the chat (any chat, private ones too) until ``until``: a 429's
+        ``retry_after``. A hold is only ever lengthened; holds long over are forgotten."""
+        ...
+
+    async def held(self, now: datetime) -> dict[int, datetime]:
+        """The chats Telegram still refuses at ``now``, and until when."""
+        ...
+
 
 class PlayerRepository(Protocol):
     async def get(self, player_id: PlayerId) -> Player | None: ...

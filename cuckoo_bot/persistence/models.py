@@ -272,3 +272,13 @@ class InstanceRow(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     seen_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class FloodWaitRow(Base):
+    """Until when Telegram's flood control refuses a chat (a 429's ``retry_after``): every
+    instance, and the next life of this one, waits until then before calling it again."""
+
+    __tablename__ = "flood_waits"
+
+    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    until: Mapped[datetime] = mapped_column(UtcDateTime, index=True)

@@ -1,7 +1,9 @@
 """Answers to commands, queued per chat: a group's answer goes at once while the group's budget
 allows a call, otherwise it waits in that group's own queue (never in a handler), a few at
 most, the same text once; while it waits, the game's own updates to the group wait behind it.
-A private chat's answer goes at once; a long one (a game's story) goes a page a second."""
+A private chat's answer goes at once; a long one (a game's story) goes a page a second. A chat
+that Telegram holds back (a 429) gets its answers when the hold ends, from here, never from a
+handler waiting for it."""
 
 from __future__ import annotations
 
@@ -14,13 +16,15 @@ from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.constants import MessageLimit
-from telegram.error import TelegramError
+from telegram.error import RetryAfter, TelegramError
 
+from cuckoo_bot.transport.flood import Floods, retry_seconds
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import utf16_len
 
 log = logging.getLogger(__name__)
 
+LOOK = 1.0  # seconds between two looks at a group's budget while answers wait for it
 QUEUED = 3  # answers one group may have waiting; more join the last one, one message for both
 
 
@@ -55,9 +59,11 @@ class AnswerQueue:
         budget: GroupBudget,
         saw: Callable[[int, int], None],
         pacer: PrivatePacer | None = None,
+        floods: Floods | None = None,
     ) -> None:
         self.bot = bot
         self.budget = budget
+        self.floods = floods
         self.pacer = pacer or PrivatePacer(0)  # a private chat's pace, shared with the courier
         self.saw = saw  # a private chat's newest message (a deal must not edit above it)
         self._queues: dict[int, deque[Answer]] = {}
@@ -67,17 +73,44 @@ class AnswerQueue:
     async def say(self, answer: Answer) -> None:
         chat = answer.chat_id
         if chat > 0:
+            held = self.floods.left(chat) if self.floods is not None else 0.0
+            if held > 0:
+                self._later(answer, held)
+                return
+            try:
+                await self._send(answer)
+            except RetryAfter as exc:
+                self._later(answer, retry_seconds(exc))
+            return
+        if chat not in self._queues and await self.budget.take(chat, answer=True):
             await self._send(answer)
             return
+        self._queue(answer)
+
+    def _later(self, answer: Answer, seconds: float) -> None:
+        """A private answer to a chat Telegram holds back: sent once the hold is over."""
+
+        async def later() -> None:
+            await asyncio.sleep(seconds)
+            try:
+                await self.say(answer)
+            except TelegramError as exc:
+                log.info("chat %s: an answer was not delivered: %s", answer.chat_id, exc)
+
+        self._track(asyncio.get_running_loop().create_task(later()))
+
+    def _queue(self, answer: Answer, *, first: bool = False) -> None:
+        chat = answer.chat_id
         queue = self._queues.get(chat)
-        if queue is None and await self.budget.take(chat, answer=True):
-            await self._send(answer)
-            return
         if queue is None:
             queue = self._queues[chat] = deque()
             self._spawn(chat, queue)
         if any(waiting.carries(answer.text) for waiting in queue):
             return  # the same answer already waits: once is enough
+        if first:  # Telegram refused it a moment ago: it goes before those that came later
+            queue.appendleft(answer)
+            self.budget.answers_waiting(chat, len(queue))
+            return
         if len(queue) >= QUEUED:
             merged = _merged(queue[-1], answer)
             if merged is None:
@@ -98,18 +131,20 @@ class AnswerQueue:
             return
 
         async def send_rest() -> None:
-            for text in rest:
+            pages = deque(rest)
+            while pages:
                 await self.pacer.wait(chat_id)  # Telegram's pace: about one a second
                 try:
-                    await self._send(Answer(chat_id, None, text))
+                    await self._send(Answer(chat_id, None, pages[0]))
                     self.pacer.sent(chat_id)
+                    pages.popleft()
+                except RetryAfter as exc:  # held back: the same page after the hold
+                    await asyncio.sleep(retry_seconds(exc))
                 except TelegramError as exc:
                     log.info("chat %s: a long answer stopped: %s", chat_id, exc)
                     return
 
-        task = asyncio.get_running_loop().create_task(send_rest())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._track(asyncio.get_running_loop().create_task(send_rest()))
 
     async def close(self) -> None:
         """At shutdown: answers still waiting are dropped (they answered a moment long gone)."""
@@ -119,7 +154,9 @@ class AnswerQueue:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _spawn(self, chat: int, queue: deque[Answer]) -> None:
-        task = asyncio.get_running_loop().create_task(self._drain(chat, queue))
+        self._track(asyncio.get_running_loop().create_task(self._drain(chat, queue)))
+
+    def _track(self, task: asyncio.Task[Any]) -> None:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -127,8 +164,9 @@ class AnswerQueue:
         try:
             while queue and not self._closing:
                 wait = self.budget.next_free(chat, answer=True)
-                if wait > 0:
-                    await asyncio.sleep(wait)
+                if wait > 0:  # looked at again now and then: a hold may be learnt meanwhile
+                    await asyncio.sleep(min(wait, LOOK))
+                    continue
                 if await self.budget.take(chat, answer=True):
                     answer = queue.popleft()
                     self.budget.answers_waiting(chat, len(queue))
@@ -147,6 +185,11 @@ class AnswerQueue:
                 reply_markup=answer.keyboard,
                 message_thread_id=answer.thread_id,
             )
+        except RetryAfter:
+            if answer.chat_id > 0:
+                raise  # the caller waits for the hold
+            self._queue(answer, first=True)  # the group's queue waits for the hold
+            return
         except TelegramError as exc:
             if answer.chat_id > 0:
                 raise  # a private answer that fails is the handler's to report

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from telegram import (
@@ -15,7 +15,7 @@ from telegram import (
 from telegram.constants import FloodLimit, ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults
 
-from cuckoo_bot.app import outbox, play
+from cuckoo_bot.app import chats, outbox, play
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import CallLedger
@@ -25,15 +25,16 @@ from cuckoo_bot.transport.admission import FairUpdates
 from cuckoo_bot.transport.answers import AnswerQueue
 from cuckoo_bot.transport.context import CONTEXT_TYPES, CuckooApp
 from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.flood import ChatLimiter, Floods
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
 from cuckoo_bot.transport.pacing import (
     GROUP_PERIOD,
     SHARED_GROUP_PERIOD,
     GroupBudget,
     PrivatePacer,
-    SharedRateLimiter,
 )
 from cuckoo_bot.transport.render import Renderer, TableLinks
+from cuckoo_bot.transport.requests import AnswersApart
 from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.timers import Timers
 
@@ -63,15 +64,26 @@ def build_application(
     ``instance`` is this one's name there. ``page``: the live table's public URL (None: no
     live table), ``app_name`` its short name at @BotFather (for the group's direct link)."""
     metrics = metrics or Metrics()
-    limiter = SharedRateLimiter(group_max_rate=0, max_retries=3)
+
+    async def hold(chat_id: int, until: datetime) -> None:
+        await chats.hold(deps, chat_id, until)
+
+    floods = Floods(deps.clock.now, hold)
+    limiter = ChatLimiter(floods)
     application = (
         ApplicationBuilder()
         .token(token)
         .base_url(api_base_url)
-        .request(CountingRequest(metrics, connection_pool_size=16))
+        # Answers to taps have connections of their own: never queued behind the sends.
+        .request(
+            AnswersApart(
+                CountingRequest(metrics, connection_pool_size=16),
+                CountingRequest(metrics, connection_pool_size=4),
+            )
+        )
         .get_updates_request(CountingRequest(metrics, read_timeout=40))
-        # The overall limit (30 a second) and waiting out a 429 stay with PTB; a group's
-        # budget is the courier's, which coalesces instead of queueing (``pacing.py``).
+        # The overall limit (30 a second) and a 429's wait, chat by chat (``flood.py``); a
+        # group's budget is the courier's, which coalesces instead of queueing (``pacing.py``).
         .rate_limiter(limiter)
         .defaults(
             Defaults(
@@ -90,9 +102,16 @@ def build_application(
         clock=lambda: deps.clock.now().timestamp(),
         period=GROUP_PERIOD if ledger is None else SHARED_GROUP_PERIOD,
         ledger=ledger,
+        floods=floods,
     )
     courier = Courier(
-        deps, application.bot, renderer, budget, PrivatePacer(private_interval), alone=sole_poller
+        deps,
+        application.bot,
+        renderer,
+        budget,
+        PrivatePacer(private_interval),
+        floods,
+        alone=sole_poller,
     )
 
     async def expire(game_id: int) -> None:
@@ -109,6 +128,7 @@ def build_application(
         # Any instance fires an expired clock; the game's row lock and deadline make it once.
         for game_id, _ in await play.due(deps):
             await expire(game_id)
+        floods.learn(await chats.held(deps))  # what every instance was told by Telegram
         await courier.sweep()
         budget.forget_idle()
         if deps.clock.now() - last_prune >= OUTBOX_PRUNE_INTERVAL:
@@ -126,7 +146,7 @@ def build_application(
         deps=deps,
         renderer=renderer,
         courier=courier,
-        replies=AnswerQueue(application.bot, budget, courier.saw, courier.pacer),
+        replies=AnswerQueue(application.bot, budget, courier.saw, courier.pacer, floods),
         timers=Timers(
             application.job_queue,
             expire,
@@ -146,6 +166,7 @@ def build_application(
         if page is not None:
             services.renderer.links = TableLinks(page, services.bot_username, app_name)
         await _register_commands(application, services.renderer.tr)
+        floods.learn(await chats.held(deps))
         for game_id, deadline in await play.deadlines(services.deps):
             services.timers.arm(game_id, deadline)
         services.timers.start()

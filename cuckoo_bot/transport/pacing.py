@@ -1,11 +1,11 @@
 """How fast the bot may talk to each chat: a group's budget, and a private chat's pace.
 
 Telegram allows a bot about 20 messages a minute in one group and about one a second in one
-private chat (and 30 a second in all). PTB's ``AIORateLimiter`` keeps the overall limit and
-waits out a 429, but it can only make a call wait: the group table must instead know *whether*
-a call is allowed now, so it can show the latest state in one edit later rather than queue a
-call per move. aiolimiter (which PTB uses) has no injectable clock, and the budget test runs on
-a controlled one, so the sliding window below is written here.
+private chat (and 30 a second in all). The rate limiter (``flood.py``) keeps the overall limit
+and a 429's wait, chat by chat, but it can only refuse or delay a call: the group table must
+instead know *whether* a call is allowed now, so it can show the latest state in one edit later
+rather than queue a call per move. aiolimiter (which PTB uses) has no injectable clock, and the
+budget test runs on a controlled one, so the sliding window below is written here.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from aiolimiter import AsyncLimiter
 from telegram.constants import FloodLimit
-from telegram.ext import AIORateLimiter
 
 from cuckoo_bot.app.ports import CallLedger
+from cuckoo_bot.transport.flood import Floods
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +49,10 @@ class GroupBudget:
         clock: Seconds,
         period: float = GROUP_PERIOD,
         ledger: CallLedger | None = None,
+        floods: Floods | None = None,
     ) -> None:
         self.rate = rate
+        self.floods = floods  # a group Telegram holds back (a 429) gets no call until then
         self.period = period
         self.ledger = ledger
         self._clock = clock
@@ -80,6 +81,8 @@ class GroupBudget:
         (the game's own updates wait while answers do)."""
         calls = self._window(chat_id)
         if len(calls) >= self.rate or self._behind_answers(chat_id, answer):
+            return False
+        if self.floods is not None and self.floods.left(chat_id) > 0:
             return False
         now = self._clock()
         if self.ledger is None:
@@ -119,9 +122,9 @@ class GroupBudget:
     def next_free(self, chat_id: int, *, answer: bool = False) -> float:
         """Seconds until the budget allows a call again (0 when it does now)."""
         calls = self._window(chat_id)
-        free = 0.0
+        free = self.floods.left(chat_id) if self.floods is not None else 0.0
         if len(calls) >= self.rate:
-            free = max(0.0, calls[len(calls) - self.rate] + self.period - self._clock())
+            free = max(free, calls[len(calls) - self.rate] + self.period - self._clock())
         return max(free, ANSWERS_FIRST) if self._behind_answers(chat_id, answer) else free
 
     def forget_idle(self) -> None:
@@ -160,22 +163,3 @@ class PrivatePacer:
         self._last[chat_id] = now
         if len(self._last) > 10_000:  # forget chats not written to for a while
             self._last = {c: t for c, t in self._last.items() if t > now - self.interval}
-
-
-class SharedRateLimiter(AIORateLimiter):
-    """PTB's limiter (the overall rate, waiting out a 429), with the overall rate split evenly
-    among the instances alive: N instances together never exceed Telegram's 30 calls a second.
-    An even split wastes what an idle instance does not use, but needs no statement per call;
-    a group's budget, which matters more, is shared exactly (``GroupBudget``)."""
-
-    def __init__(self, overall: float = FloodLimit.MESSAGES_PER_SECOND, **kwargs: object) -> None:
-        super().__init__(overall_max_rate=overall, **kwargs)  # type: ignore[arg-type]
-        self.overall = overall
-        self.instances = 1
-
-    def share(self, instances: int) -> None:
-        """``instances`` are alive now: this one may use its share of the overall rate."""
-        instances = max(instances, 1)
-        if instances != self.instances:
-            self.instances = instances
-            self._base_limiter = AsyncLimiter(max_rate=self.overall / instances, time_period=1)

@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from telegram import Update
-from telegram.error import InvalidToken, NetworkError, RetryAfter
+from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
-from cuckoo_bot.config import TelegramUnreachable, TokenRejected
+from cuckoo_bot.config import TelegramRefused, TelegramUnreachable, TokenRejected
 from cuckoo_bot.transport.intake import Poller
 from cuckoo_bot.transport.web import Webhook, WebServer
 
@@ -41,13 +41,19 @@ async def until_answered(
     give_up_at: float | None = None,
 ) -> bool:
     """Call ``work`` until Telegram answers it (True), or until ``stop`` is set (False); past
-    ``give_up_at`` (the loop's clock), ``TelegramUnreachable``."""
+    ``give_up_at`` (the loop's clock), ``TelegramUnreachable``. Only a network fault or a 429
+    is tried again: an error Telegram answered (a 400 to a setting it will not take) ends the
+    start at once with ``TelegramRefused``, in Telegram's own words."""
     loop = asyncio.get_running_loop()
     delay = 1.0
     while not stop.is_set():
         try:
             await work()
             return True
+        except InvalidToken:
+            raise
+        except BadRequest as exc:  # a NetworkError in PTB 22, but Telegram's answer
+            raise _refused(what, exc) from None
         except (NetworkError, RetryAfter) as exc:
             if give_up_at is not None and loop.time() + delay > give_up_at:
                 raise TelegramUnreachable(
@@ -55,10 +61,18 @@ async def until_answered(
                     " and CUCKOO_API_BASE_URL, or give it longer with CUCKOO_START_TIMEOUT"
                 ) from None
             log.warning("%s: Telegram does not answer (%s); again in %.0f s", what, exc, delay)
+        except TelegramError as exc:  # any other answer of Telegram's: no use asking again
+            raise _refused(what, exc) from None
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), delay)
         delay = min(delay * 2, 30.0)
     return False
+
+
+def _refused(what: str, exc: TelegramError) -> TelegramRefused:
+    """Telegram's own description, in one line."""
+    said = " ".join(exc.message.split())
+    return TelegramRefused(f"Telegram refused {what}: {said}")
 
 
 class Serving:

@@ -4,10 +4,12 @@ supergroup migration takes the chat's games and league along."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 from cuckoo_bot.app.model import GLOBAL_SCOPE, GameStatus, Player, Standing
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import HouseRules
+from tests.contract.conftest import Store
 from tests.integration.builders import CHAT_ID, ODD_RULES, PLAYERS, chat, lobby
 
 
@@ -126,3 +128,39 @@ async def test_migrating_a_chat_never_seen_does_nothing(uow_factory: UnitOfWorkF
     async with uow_factory() as uow:
         assert await uow.chats.get(CHAT_ID) is None
         assert await uow.chats.get(CHAT_ID - 1) is None
+
+
+async def test_a_flood_wait_is_held_until_it_ends_and_never_shortened(
+    store: Store,
+) -> None:
+    """Until when Telegram refuses a chat is the store's, so another instance (or the next
+    life of this one) waits for it too; a later, shorter 429 never cuts a longer wait."""
+    group, person = CHAT_ID, 7_000_000_001
+    now = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
+    one, two = store.instance("one"), store.instance("two")
+    async with one(autocommit=True) as uow:
+        await uow.chats.hold(group, now + timedelta(seconds=30))
+        await uow.chats.hold(person, now + timedelta(seconds=2))
+        await uow.commit()
+    async with two(read_only=True) as uow:
+        assert await uow.chats.held(now) == {
+            group: now + timedelta(seconds=30),
+            person: now + timedelta(seconds=2),
+        }
+        assert await uow.chats.held(now + timedelta(seconds=5)) == {
+            group: now + timedelta(seconds=30)
+        }
+    async with two(autocommit=True) as uow:
+        await uow.chats.hold(group, now + timedelta(seconds=10))  # shorter: kept as it was
+        await uow.chats.hold(person, now + timedelta(seconds=40))  # longer: lengthened
+        await uow.commit()
+    async with one(read_only=True) as uow:
+        assert await uow.chats.held(now + timedelta(seconds=31)) == {
+            person: now + timedelta(seconds=40)
+        }
+        assert await uow.chats.held(now + timedelta(seconds=40)) == {}
+    async with one(autocommit=True) as uow:  # a day later: the old holds are forgotten
+        await uow.chats.hold(group, now + timedelta(days=2))
+        await uow.commit()
+    async with one(read_only=True) as uow:
+        assert await uow.chats.held(now) == {group: now + timedelta(days=2)}

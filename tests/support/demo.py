@@ -26,8 +26,10 @@ from signal import SIGINT, SIGTERM
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
+from pydantic import field_validator
+
 from cuckoo_bot.app.deps import REVEAL_PAUSE
-from cuckoo_bot.config import Settings
+from cuckoo_bot.config import Settings, public_base_url
 from cuckoo_bot.transport.serving import Serving
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, play_out
@@ -62,6 +64,16 @@ async def polling(app: Any) -> AsyncIterator[Any]:
         yield app
     finally:
         await serving.stop(budget=30.0)
+
+
+class DemoSettings(Settings):
+    """The demo's settings: its live table alone may be served over plain http on this
+    machine's loopback (its fake Telegram, and the browser, are on this machine too)."""
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_base(cls, value: str | None) -> str | None:
+        return None if value is None else public_base_url(value, local=True)
 
 
 @asynccontextmanager
@@ -213,7 +225,7 @@ async def web_demo(
             url = f"sqlite+aiosqlite:///{Path(folder) / 'demo.db'}"
             await migrate.upgrade(url)
             base = f"http://127.0.0.1:{port}"
-            settings = Settings(
+            settings = DemoSettings(
                 bot_token=SecretStr(token),
                 database_url=url,
                 api_base_url=fake.base_url,

@@ -1,6 +1,9 @@
-"""Chats: a group's language and house rules, and a supergroup migration."""
+"""Chats: a group's language and house rules, a supergroup migration, and until when
+Telegram's flood control refuses a chat."""
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
 
 from sqlalchemy import (
     delete,
@@ -21,10 +24,13 @@ from cuckoo_bot.persistence.mapping import (
 from cuckoo_bot.persistence.models import (
     OPEN_STATUSES,
     ChatRow,
+    FloodWaitRow,
     GameRow,
     StandingRow,
 )
 from cuckoo_bot.persistence.repositories.store import Store
+
+FORGET_HOLDS = timedelta(days=1)  # a flood wait over for this long is deleted
 
 
 class SqlChats:
@@ -108,3 +114,25 @@ class SqlChats:
         await s.execute(
             delete(ChatRow).where(ChatRow.id == old_id).execution_options(synchronize_session=False)
         )
+
+    async def hold(self, chat_id: int, until: datetime) -> None:
+        table = FloodWaitRow.__table__
+        statement = self._s.insert(table).values(chat_id=chat_id, until=until)
+        longer = statement.on_conflict_do_update(
+            index_elements=[FloodWaitRow.chat_id],
+            set_={"until": until},
+            where=FloodWaitRow.until < until,
+        )
+        await self._s.session.execute(longer)
+        # A 429 is rare: that is when holds over for a day are forgotten.
+        await self._s.session.execute(
+            delete(FloodWaitRow)
+            .where(FloodWaitRow.until < until - FORGET_HOLDS)
+            .execution_options(synchronize_session=False)
+        )
+
+    async def held(self, now: datetime) -> dict[int, datetime]:
+        rows = await self._s.session.execute(
+            select(FloodWaitRow.chat_id, FloodWaitRow.until).where(FloodWaitRow.until > now)
+        )
+        return {chat_id: until for chat_id, until in rows.all()}

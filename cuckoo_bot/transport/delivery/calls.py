@@ -9,8 +9,6 @@ from typing import Any
 from telegram import Bot, Message, ReplyParameters
 from telegram.error import (
     BadRequest,
-    ChatMigrated,
-    Forbidden,
     NetworkError,
     RetryAfter,
     TelegramError,
@@ -20,13 +18,23 @@ from telegram.error import (
 from cuckoo_bot.app.notices import (
     Notice,
 )
+from cuckoo_bot.transport.flood import retry_seconds
 from cuckoo_bot.transport.render import Rendered
 
 log = logging.getLogger(__name__)
 
 
 class Unreachable(Exception):
-    """Telegram cannot deliver right now (flood control, network): try the rest later."""
+    """Telegram cannot deliver right now (flood control, network): try the rest later.
+    ``retry_after``: the seconds Telegram asked for (a 429; the chat's hold is kept by the
+    rate limiter, ``flood.py``). ``maybe_sent``: a send whose answer was lost: Telegram may
+    have shown it (its message unknown), so the next message there clears the keys of
+    whatever stands unaccounted for above it."""
+
+    def __init__(self, why: str, *, retry_after: float | None = None, maybe_sent: bool = False):
+        super().__init__(why)
+        self.retry_after = retry_after
+        self.maybe_sent = maybe_sent
 
 
 def _not_modified(error: BadRequest) -> bool:
@@ -45,19 +53,24 @@ class Calls:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
-    async def call(self, work: Callable[[], Awaitable[Any]]) -> Any:
-        """One Bot API call; flood control and network faults stop the lane for now."""
+    async def call(self, work: Callable[[], Awaitable[Any]], *, send: bool = False) -> Any:
+        """One Bot API call; flood control and network faults stop the lane for now. A
+        ``send`` whose answer never came may have been shown all the same."""
         try:
             return await work()
-        except (RetryAfter, TimedOut, NetworkError) as exc:
-            if isinstance(exc, BadRequest | Forbidden | ChatMigrated):
+        except RetryAfter as exc:
+            raise Unreachable(str(exc), retry_after=retry_seconds(exc)) from exc
+        except (TimedOut, NetworkError) as exc:
+            # PTB 22 makes BadRequest a NetworkError: Telegram's answer, not a lost one.
+            if isinstance(exc, BadRequest):
                 raise
             log.warning("Telegram is not taking messages now: %s", exc)
-            raise Unreachable from exc
+            raise Unreachable(str(exc), maybe_sent=send) from exc
 
     async def send(self, notice: Notice, rendered: Rendered) -> Message:
         message: Message = await self.call(
-            lambda: self.bot.send_message(
+            send=True,
+            work=lambda: self.bot.send_message(
                 chat_id=notice.chat_id,
                 text=rendered.text,
                 reply_markup=rendered.keyboard,
@@ -69,7 +82,7 @@ class Calls:
                     if rendered.reply_to is not None
                     else None
                 ),
-            )
+            ),
         )
         return message
 

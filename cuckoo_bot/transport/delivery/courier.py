@@ -39,6 +39,7 @@ from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
 from cuckoo_bot.transport.delivery.lanes import Known, Lane, LaneResult, Shown, Tools
 from cuckoo_bot.transport.delivery.private import PrivateLane
+from cuckoo_bot.transport.flood import Floods
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
 
@@ -58,11 +59,13 @@ class Courier:
         renderer: Renderer,
         budget: GroupBudget,
         pacer: PrivatePacer,
+        floods: Floods | None = None,
         *,
         alone: bool = False,
     ) -> None:
         self.deps = deps
         self.bot = bot
+        self.floods = floods or Floods(deps.clock.now)
         self.tools = Tools(deps, Calls(bot), renderer, budget, pacer, alone=alone)
         self._lanes: dict[int, asyncio.Lock] = {}
         self._lane_users: dict[int, int] = {}
@@ -329,9 +332,12 @@ class Courier:
         return not self.budget.next_free(chat_id) and not self.budget.calm(chat_id)
 
     def _wake(self, chat_id: int) -> None:
-        """Run this chat's lane again once its budget allows a call (or soon, after a fault)."""
+        """Run this chat's lane again once its budget allows a call, or once Telegram takes
+        calls to it again (a 429), or soon after a fault."""
         wait = (
-            max(self.budget.next_free(chat_id), self.budget.calm(chat_id)) if chat_id < 0 else 1.0
+            max(self.budget.next_free(chat_id), self.budget.calm(chat_id))
+            if chat_id < 0
+            else max(1.0, self.floods.left(chat_id))
         )
         delay = max(wait, 0.05)
         if chat_id in self._wakeups or self._closing:

@@ -58,7 +58,9 @@ class PrivateLane(Lane):
                     await self.nudge(notice, game, notices[index + 1 :])
                 else:
                     self.skip(notice, "not a private notice")
-            except Unreachable:
+            except Unreachable as exc:
+                if exc.maybe_sent:  # shown, maybe: the next message here clears its keys
+                    self.tools.doubt(self.chat_id)
                 self.result.waiting = True
                 return self.result
             except Forbidden as exc:

@@ -50,6 +50,7 @@ class World:
     claims: dict[int, tuple[str | None, datetime | None]] = field(default_factory=dict)
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
+    holds: dict[int, datetime] = field(default_factory=dict)  # chat: refused until
     next_id: int = 1
     commits: int = 0
 
@@ -110,6 +111,13 @@ class FakeChats:
         for key in [k for k in self.w.standings if k[0] == old_id]:
             row = self.w.standings.pop(key)
             self.w.standings[(new_id, key[1], key[2])] = replace(row, scope=new_id)
+
+    async def hold(self, chat_id: int, until: datetime) -> None:
+        self.w.holds[chat_id] = max(until, self.w.holds.get(chat_id, until))
+        self.w.holds = {c: t for c, t in self.w.holds.items() if t >= until - timedelta(days=1)}
+
+    async def held(self, now: datetime) -> dict[int, datetime]:
+        return {c: t for c, t in self.w.holds.items() if t > now}
 
 
 class FakePlayers:

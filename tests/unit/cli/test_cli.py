@@ -53,6 +53,41 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PORT": "99999"}, "CUCKOO_PORT", "65535"),
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_LOG_FORMAT": "xml"}, "CUCKOO_LOG_FORMAT", "json"),
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PUBLIC_URL": "bot.example.org"}, "PUBLIC_URL", ""),
+        # Telegram opens a Mini App only from HTTPS on a public host name...
+        (
+            {"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PUBLIC_URL": "http://cards.example.org"},
+            "PUBLIC_URL",
+            "HTTPS",
+        ),
+        (
+            {"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PUBLIC_URL": "https://cards"},
+            "PUBLIC_URL",
+            "public host name",
+        ),
+        (
+            {"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_PUBLIC_URL": "http://127.0.0.1:8080"},
+            "PUBLIC_URL",
+            "HTTPS",
+        ),
+        # ...and posts webhooks only over HTTPS to ports 443, 80, 88 and 8443.
+        (
+            {
+                "CUCKOO_BOT_TOKEN": TOKEN,
+                "CUCKOO_WEBHOOK_URL": "http://bot.example.org/tg",
+                "CUCKOO_WEBHOOK_SECRET": "s3cret",
+            },
+            "WEBHOOK_URL",
+            "HTTPS",
+        ),
+        (
+            {
+                "CUCKOO_BOT_TOKEN": TOKEN,
+                "CUCKOO_WEBHOOK_URL": "https://bot.example.org:8080/tg",
+                "CUCKOO_WEBHOOK_SECRET": "s3cret",
+            },
+            "WEBHOOK_URL",
+            "443, 80, 88 or 8443, not 8080",
+        ),
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_WEBAPP_NAME": "a b"}, "WEBAPP_NAME", "short name"),
         ({"CUCKOO_BOT_TOKEN": TOKEN, "CUCKOO_INIT_DATA_MAX_AGE": "0"}, "INIT_DATA_MAX_AGE", ""),
     ],
@@ -130,6 +165,32 @@ def test_a_read_only_database_is_one_line_naming_the_file_and_exit_2(
     last = capsys.readouterr().err.strip().splitlines()[-1]  # after ``run``'s start-up log
     said = f"cannot use the file {path}: attempt to write a readonly database"
     assert last == f"cuckoo-bot: CUCKOO_DATABASE_URL: {said}"
+
+
+@pytest.mark.parametrize("port", ["", ":443", ":80", ":88", ":8443"])
+def test_a_webhook_on_a_port_telegram_posts_to_is_taken(
+    monkeypatch: pytest.MonkeyPatch, port: str
+) -> None:
+    from cuckoo_bot.config import Settings
+
+    monkeypatch.setenv("CUCKOO_WEBHOOK_URL", f"https://bot.example.org{port}/tg")
+    assert Settings().webhook_url == f"https://bot.example.org{port}/tg"
+
+
+def test_only_the_demo_serves_its_live_table_over_http_on_the_loopback() -> None:
+    from pydantic import ValidationError
+
+    from cuckoo_bot.config import Settings
+    from tests.support.demo import DemoSettings
+
+    assert DemoSettings(public_url="http://127.0.0.1:8080").public_base() == (
+        "http://127.0.0.1:8080"
+    )
+    for elsewhere in ("http://10.0.0.5:8080", "http://localhost:8080", "http://cards.example.org"):
+        with pytest.raises(ValidationError):
+            DemoSettings(public_url=elsewhere)
+    with pytest.raises(ValidationError):
+        Settings(public_url="http://127.0.0.1:8080")
 
 
 def test_the_http_server_listens_on_the_loopback_when_polling_unless_told(

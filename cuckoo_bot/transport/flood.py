@@ -1,0 +1,213 @@
+"""Telegram's flood control, chat by chat.
+
+Telegram answers a call it will not take now with 429 and ``retry_after``, the seconds before it
+takes calls again: a group past its 20 messages a minute, a burst, a long message. PTB's
+``AIORateLimiter`` answers any 429 by holding *every* request of the process for
+``retry_after`` (one process-wide event): one group under flood control froze every game, and
+the taps of that time lost their answers (Telegram gives up on an unanswered tap after about
+15 s). No kept library limits chat by chat with the waits kept in a store, so this module does,
+in PTB's own extension point (``BaseRateLimiter``):
+
+- A 429 to a call naming a chat holds that chat alone until ``retry_after`` has passed
+  (``Floods``). The hold goes to the store (``app.chats.hold``), so the other instances and the
+  next life of this one honour it too; it is read back at start and at every sweep.
+- A call that would post to a held chat (a send, an edit, a delete) is never made: it fails at
+  once with ``RetryAfter`` for the time left, and whoever made it (a chat's delivery lane, an
+  answer's queue) waits in its own lane. Nothing else waits.
+- A 429 to a call naming no chat is the bot's overall rate: calls naming a chat wait it out,
+  each in its own task; answers to taps never wait for anything.
+- The overall rate (30 calls a second naming a chat) is kept as PTB keeps it, with aiolimiter,
+  split evenly among the instances alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import warnings
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from aiolimiter import AsyncLimiter
+from telegram.constants import FloodLimit
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+
+log = logging.getLogger(__name__)
+
+Now = Callable[[], datetime]
+Persist = Callable[[int, datetime], Awaitable[None]]
+JSONDict = dict[str, Any]
+
+# The methods that put something in a chat or change it: what a chat's flood control counts.
+POSTS = ("send", "edit", "delete", "copy", "forward", "pin", "unpin", "stop")
+# Calls that never wait for a flood: a tap's answer (Telegram's window is about 15 s) and a
+# poll for updates, which name no chat.
+NEVER_WAIT = frozenset({"answerCallbackQuery", "getUpdates"})
+OVERALL_LOOK = 0.5  # seconds between two looks at the overall hold, while a call waits for it
+START_RETRIES = 2  # a start-up call refused for the overall rate is tried again this often
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """``retry_after`` in seconds (PTB warns on reading it until its int form is gone)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def chat_of(data: Mapping[str, Any]) -> int | None:
+    """The chat a call names (by id; the bot never names one by @username)."""
+    chat = data.get("chat_id")
+    try:
+        return int(chat) if chat is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+class Floods:
+    """Until when Telegram refuses each chat, and the bot as a whole. This is the process's
+    cache; the store holds the chats' holds (``persist`` writes one, ``learn`` reads them)."""
+
+    def __init__(self, now: Now, persist: Persist | None = None) -> None:
+        self._now = now
+        self.persist = persist
+        self._held: dict[int, datetime] = {}
+        self._overall: datetime | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def hold(self, chat_id: int | None, seconds: float) -> datetime:
+        """Telegram said 429, retry after ``seconds``: to ``chat_id``, or (None) to a call that
+        named no chat. The hold is written to the store in the background."""
+        until = self._now() + timedelta(seconds=max(seconds, 0.0))
+        if chat_id is None:
+            self._overall = max(until, self._overall or until)
+            log.warning("Telegram's overall flood control: sends wait %.1f s", seconds)
+            return until
+        if until > self._held.get(chat_id, until - timedelta(seconds=1)):
+            self._held[chat_id] = until
+        log.warning("chat %s: Telegram's flood control; no call for %.1f s", chat_id, seconds)
+        if self.persist is not None:
+            self._spawn(self._persist(self.persist, chat_id, until))
+        return until
+
+    async def _persist(self, persist: Persist, chat_id: int, until: datetime) -> None:
+        try:
+            await persist(chat_id, until)
+        except Exception as exc:  # the store is away: this process still honours it
+            log.warning("chat %s: the flood wait was not stored: %r", chat_id, exc)
+
+    def learn(self, held: Mapping[int, datetime]) -> None:
+        """What the store says (every instance's 429s): holds over are forgotten here."""
+        now = self._now()
+        self._held = {c: t for c, t in self._held.items() if t > now}
+        for chat_id, until in held.items():
+            if until > self._held.get(chat_id, now):
+                self._held[chat_id] = until
+
+    def left(self, chat_id: int) -> float:
+        """Seconds before ``chat_id`` may be posted to again (0: now)."""
+        until = self._held.get(chat_id)
+        if until is None:
+            return 0.0
+        left = (until - self._now()).total_seconds()
+        if left <= 0:
+            del self._held[chat_id]
+            return 0.0
+        return left
+
+    def overall_left(self) -> float:
+        """Seconds before a call naming any chat may go (after a 429 that named none)."""
+        if self._overall is None:
+            return 0.0
+        left = (self._overall - self._now()).total_seconds()
+        if left <= 0:
+            self._overall = None
+            return 0.0
+        return left
+
+    def held(self) -> dict[int, float]:
+        """Every chat held now, with its seconds left."""
+        return {c: s for c in list(self._held) if (s := self.left(c)) > 0}
+
+    async def close(self) -> None:
+        """Let the holds being written finish (at shutdown)."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+class ChatLimiter(BaseRateLimiter[int]):
+    """PTB's rate limiter, with flood control chat by chat (see the module's docstring)."""
+
+    def __init__(self, floods: Floods, overall: float = FloodLimit.MESSAGES_PER_SECOND) -> None:
+        self.floods = floods
+        self.overall = overall
+        self.instances = 1
+        self._limiter = AsyncLimiter(max_rate=overall, time_period=1)
+
+    async def initialize(self) -> None:
+        """Nothing to open."""
+
+    async def shutdown(self) -> None:
+        await self.floods.close()
+
+    def share(self, instances: int) -> None:
+        """``instances`` are alive now: this one may use its share of the overall rate (an even
+        split wastes what an idle instance does not use, but costs no statement per call)."""
+        instances = max(instances, 1)
+        if instances != self.instances:
+            self.instances = instances
+            self._limiter = AsyncLimiter(max_rate=self.overall / instances, time_period=1)
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | JSONDict | list[JSONDict]:
+        chat = chat_of(data)
+        if chat is None:
+            return await self._unnamed(callback, args, kwargs, endpoint)
+        if endpoint.startswith(POSTS):
+            left = self.floods.left(chat)
+            if left > 0:  # Telegram said not before then: the call is not made at all
+                raise RetryAfter(max(1, math.ceil(left)))
+        while (overall := self.floods.overall_left()) > 0:  # looked at again as time goes
+            await asyncio.sleep(min(overall, OVERALL_LOOK))
+        async with self._limiter:
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                self.floods.hold(chat, retry_seconds(exc))
+                raise
+
+    async def _unnamed(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+    ) -> bool | JSONDict | list[JSONDict]:
+        """A call naming no chat: never held back. A 429 to it slows the sends (they wait);
+        a start-up call alone waits and tries again, a tap's answer or a poll does not."""
+        attempt = 0
+        while True:
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                seconds = retry_seconds(exc)
+                self.floods.hold(None, seconds)
+                if endpoint in NEVER_WAIT or attempt >= START_RETRIES:
+                    raise
+                attempt += 1
+                await asyncio.sleep(seconds)

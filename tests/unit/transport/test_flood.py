@@ -1,0 +1,164 @@
+"""Flood control chat by chat (``transport/flood.py``), through PTB's real bot against the fake
+Bot API over HTTP: a 429 holds its own chat and nothing else, a held chat is never called
+before its ``retry_after`` ends, the hold reaches the store, a 429 naming no chat slows the
+sends but never a tap's answer, and answers to commands wait for their chat's hold without a
+handler waiting."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import RetryAfter
+from telegram.ext import ExtBot
+
+from cuckoo_bot.transport.answers import Answer, AnswerQueue
+from cuckoo_bot.transport.flood import ChatLimiter, Floods, retry_seconds
+from cuckoo_bot.transport.metrics import CountingRequest, Metrics
+from cuckoo_bot.transport.pacing import GroupBudget
+from cuckoo_bot.transport.requests import AnswersApart
+from fakebotapi import FakeBotApi
+
+# PTB warns whenever RetryAfter.retry_after is read, including inside its own __init__.
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+TOKEN = "4242:flood-test-token-0123456789abcdef"
+HELD, OTHER = -1001, -1002
+ANN = 11
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.at = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self.at
+
+    def advance(self, seconds: float) -> None:
+        self.at += timedelta(seconds=seconds)
+
+
+class World:
+    def __init__(self, fake: FakeBotApi, bot: ExtBot[Any], floods: Floods, clock: Clock) -> None:
+        self.fake, self.bot, self.floods, self.clock = fake, bot, floods, clock
+        self.stored: list[tuple[int, datetime]] = []
+
+    def calls_naming(self, chat_id: int) -> int:
+        return sum(1 for c in self.fake.calls() if str(c.params.get("chat_id")) == str(chat_id))
+
+
+@pytest.fixture
+async def world() -> AsyncIterator[World]:
+    clock = Clock()
+    async with FakeBotApi(token=TOKEN) as fake:
+        fake.add_user(ANN, "Ann", started=True)
+        for chat in (HELD, OTHER):
+            fake.add_group(chat, f"Group {chat}", type="supergroup", members=[ANN])
+        floods = Floods(clock.now)
+        metrics = Metrics()
+        bot: ExtBot[Any] = ExtBot(
+            TOKEN,
+            base_url=fake.base_url,
+            request=AnswersApart(CountingRequest(metrics), CountingRequest(metrics)),
+            rate_limiter=ChatLimiter(floods),
+        )
+        async with bot:
+            found = World(fake, bot, floods, clock)
+
+            async def store(chat_id: int, until: datetime) -> None:
+                found.stored.append((chat_id, until))
+
+            floods.persist = store
+            yield found
+
+
+async def test_a_429_holds_its_own_chat_until_retry_after_and_nothing_else(world: World) -> None:
+    bot, fake = world.bot, world.fake
+    fake.flood(chat_id=HELD, retry_after=30)
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(HELD, "the table")
+    assert retry_seconds(refused.value) == 30
+    assert world.calls_naming(HELD) == 1
+    # The chat is held: its sends, edits and deletes fail at once, and Telegram hears none.
+    for attempt in (
+        bot.send_message(HELD, "the table again"),
+        bot.edit_message_text("edited", chat_id=HELD, message_id=1),
+        bot.delete_message(HELD, 1),
+    ):
+        with pytest.raises(RetryAfter) as held:
+            await attempt
+        assert 29 <= retry_seconds(held.value) <= 30
+    assert world.calls_naming(HELD) == 1
+    # Every other chat goes on as if nothing happened, and so do reads naming the held chat.
+    key = InlineKeyboardMarkup([[InlineKeyboardButton("Tap", callback_data="tap")]])
+    shown = await bot.send_message(OTHER, "a key", reply_markup=key)
+    query = fake.press_button(ANN, OTHER, shown.message_id, "tap")
+    assert await bot.answer_callback_query(query, text="done")
+    assert fake.callback_answer(query)["text"] == "done"
+    assert (await bot.get_chat_member(HELD, ANN)).status == "member"
+    await asyncio.sleep(0)  # the hold's write to the store runs in the background
+    assert world.stored == [(HELD, world.clock.now() + timedelta(seconds=30))]
+    world.clock.advance(29)
+    with pytest.raises(RetryAfter):
+        await bot.send_message(HELD, "too early")
+    world.clock.advance(1)
+    assert (await bot.send_message(HELD, "now")).text == "now"
+    assert world.calls_naming(HELD) == 3  # the 429, getChatMember, and the send after it
+
+
+async def test_a_hold_another_instance_stored_is_honoured(world: World) -> None:
+    world.floods.learn({HELD: world.clock.now() + timedelta(seconds=12)})
+    with pytest.raises(RetryAfter):
+        await world.bot.send_message(HELD, "the table")
+    assert world.calls_naming(HELD) == 0
+    assert await world.bot.send_message(OTHER, "fine")
+    # A shorter hold learnt later never cuts a longer one; a hold over is forgotten.
+    world.floods.learn({HELD: world.clock.now() + timedelta(seconds=2)})
+    assert world.floods.left(HELD) == 12
+    world.clock.advance(12)
+    world.floods.learn({})
+    assert world.floods.held() == {}
+
+
+async def test_a_429_naming_no_chat_slows_sends_but_never_a_taps_answer(world: World) -> None:
+    limiter = world.bot.rate_limiter
+    assert isinstance(limiter, ChatLimiter)
+    key = InlineKeyboardMarkup([[InlineKeyboardButton("Tap", callback_data="tap")]])
+    shown = await world.bot.send_message(OTHER, "a key", reply_markup=key)
+
+    async def refused(*_: Any, **__: Any) -> bool:
+        raise RetryAfter(20)
+
+    with pytest.raises(RetryAfter):  # the bot's overall rate: the call named no chat
+        await limiter.process_request(refused, (), {}, "answerCallbackQuery", {}, None)
+    assert world.floods.overall_left() == 20
+    send = asyncio.create_task(world.bot.send_message(OTHER, "waits"))
+    query = world.fake.press_button(ANN, OTHER, shown.message_id, "tap")
+    assert await asyncio.wait_for(world.bot.answer_callback_query(query), 2)  # at once
+    assert not send.done() and world.calls_naming(OTHER) == 1  # the send waits its turn
+    world.clock.advance(20)
+    assert (await asyncio.wait_for(send, 5)).text == "waits"
+    assert world.stored == []  # no chat was held
+
+
+async def test_answers_to_a_held_chat_wait_for_the_hold_not_in_the_handler(world: World) -> None:
+    floods = world.floods
+    budget = GroupBudget(20, clock=lambda: world.clock.now().timestamp(), floods=floods)
+    replies = AnswerQueue(world.bot, budget, lambda chat, message: None, floods=floods)
+    floods.hold(HELD, 30)
+    floods.hold(ANN, 0.3)
+    await asyncio.wait_for(replies.say(Answer(HELD, None, "the help")), 1)  # returns at once
+    await asyncio.wait_for(replies.say(Answer(ANN, None, "your stats")), 1)
+    assert world.calls_naming(HELD) == 0 and world.calls_naming(ANN) == 0
+    # The private answer goes once its hold is over (real seconds: the queue sleeps them).
+    world.clock.advance(0.3)
+    await world.fake.wait_for_message(ANN, "your stats", timeout=5)
+    # The group's answer waits in the group's queue until the hold ends, then goes first.
+    assert budget.next_free(HELD, answer=True) >= 29
+    world.clock.advance(30)
+    await world.fake.wait_for_message(HELD, "the help", timeout=5)
+    await replies.close()
