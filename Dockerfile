@@ -1,5 +1,6 @@
-# The bot as an image: the first stage builds the wheel, the second installs only that wheel
-# and its dependencies, so neither the source tree nor the build tools ship.
+# The bot as an image: the first stage builds the wheel, the second installs the dependencies
+# locked in requirements.txt, then only that wheel, so neither the source tree nor the build
+# tools ship, and two builds of one commit install the same packages.
 #   docker build -t cuckoo-bot .
 #   docker run --env-file .env -v cuckoo-data:/data -p 127.0.0.1:8080:8080 cuckoo-bot
 # docker-compose.yml runs it next to PostgreSQL.
@@ -19,8 +20,18 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
     CUCKOO_LISTEN=0.0.0.0
+# The dependencies first, exactly as locked: every package pinned and every file checked
+# against its hash (pip refuses the build otherwise). A layer of its own, rebuilt only when the
+# lock changes.
+COPY requirements.txt /tmp/requirements.txt
+RUN pip install --require-hashes -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+# Then the bot's wheel with --no-deps, so pip adds nothing the lock does not hold; pip check
+# fails the build if the wheel needs a package the lock lacks (pyproject.toml changed, the lock
+# not regenerated).
 COPY --from=build /wheels /wheels
-RUN pip install /wheels/*.whl \
+RUN pip install --no-deps /wheels/*.whl \
+    && pip check \
     && rm -rf /wheels \
     && groupadd --system --gid 10001 cuckoo \
     && useradd --system --uid 10001 --gid 10001 --home-dir /data --create-home cuckoo

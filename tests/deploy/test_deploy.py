@@ -166,11 +166,14 @@ def test_every_variable_the_compose_file_fills_in_is_in_the_env_example() -> Non
 # --- Dockerfile and .dockerignore ----------------------------------------------------------
 
 
-def _stages() -> list[list[tuple[str, str]]]:
-    """The Dockerfile's stages, each a list of (INSTRUCTION, arguments), lines joined."""
+def _stages(text: str | None = None) -> list[list[tuple[str, str]]]:
+    """The Dockerfile's stages (or ``text``'s), each a list of (INSTRUCTION, arguments), lines
+    joined."""
+    if text is None:
+        text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     stages: list[list[tuple[str, str]]] = []
     pending = ""
-    for line in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
