@@ -224,10 +224,11 @@ class CallLedger(Protocol):
 
     async def take(
         self, chat_id: int, now: float, rate: int, period: float
-    ) -> tuple[bool, list[float]]:
+    ) -> tuple[bool, list[float], datetime | None]:
         """Count a call to the group if fewer than ``rate`` were made in the ``period``
-        seconds before ``now`` (Unix seconds) by any instance: whether it was counted, and the
-        times of the calls now in that window."""
+        seconds before ``now`` (Unix seconds) by any instance and Telegram does not hold the
+        group back (``ChatRepository.hold``): whether it was counted, the times of the calls
+        now in that window, and until when the group is held when that is why not."""
         ...
 
     async def spend(self, chat_id: int, now: float, period: float) -> list[float]:

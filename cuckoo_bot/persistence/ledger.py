@@ -2,7 +2,8 @@
 
 A group's budget (20 calls a minute) is one row holding the times of its latest calls: taking a
 call is one ``INSERT ... ON CONFLICT DO UPDATE ... WHERE`` that appends the time only while the
-window has room. PostgreSQL locks the row and evaluates the condition on its newest version, so
+window has room and Telegram holds the group back (``flood_waits``) no longer. PostgreSQL locks
+the row and evaluates the condition on its newest version, so
 two instances calling at once never both take the last call. A call costs this one statement
 (two when refused); a group gets at most 20 calls a minute, so the ledger adds at most 20
 statements a minute per busy group. The instances alive (``instances``, a row each, renewed every
@@ -12,7 +13,7 @@ now and then.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -24,6 +25,7 @@ _TAKE = text(
     SET calls = array_append(
         ARRAY(SELECT c FROM unnest(group_budgets.calls) AS c WHERE c > :since), :now)
     WHERE (SELECT count(*) FROM unnest(group_budgets.calls) AS c WHERE c > :since) < :rate
+    AND NOT EXISTS (SELECT 1 FROM flood_waits WHERE chat_id = :chat AND until > :at)
     RETURNING calls
     """
 )
@@ -36,7 +38,12 @@ _SPEND = text(
     RETURNING calls
     """
 )
-_WINDOW = text("SELECT calls FROM group_budgets WHERE chat_id = :chat")
+_WINDOW = text(
+    """
+    SELECT (SELECT calls FROM group_budgets WHERE chat_id = :chat),
+           (SELECT until FROM flood_waits WHERE chat_id = :chat AND until > :at)
+    """
+)
 _ALIVE = text(
     """
     INSERT INTO instances (name, seen_at) VALUES (:name, :now)
@@ -57,14 +64,16 @@ class SqlCallLedger:
 
     async def take(
         self, chat_id: int, now: float, rate: int, period: float
-    ) -> tuple[bool, list[float]]:
-        params = {"chat": chat_id, "now": now, "since": now - period, "rate": rate}
+    ) -> tuple[bool, list[float], datetime | None]:
+        at = datetime.fromtimestamp(now, UTC)
+        params = {"chat": chat_id, "now": now, "since": now - period, "rate": rate, "at": at}
         async with self._engine.connect() as connection:
             taken = (await connection.execute(_TAKE, params)).scalar_one_or_none()
             if taken is not None:
-                return True, list(taken)
-            window = (await connection.execute(_WINDOW, {"chat": chat_id})).scalar_one_or_none()
-        return False, [c for c in window or () if c > now - period]
+                return True, list(taken), None
+            found = (await connection.execute(_WINDOW, {"chat": chat_id, "at": at})).one()
+        window, held = found
+        return False, [c for c in window or () if c > now - period], held
 
     async def spend(self, chat_id: int, now: float, period: float) -> list[float]:
         params = {"chat": chat_id, "now": now, "since": now - period}

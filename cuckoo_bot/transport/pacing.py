@@ -89,12 +89,14 @@ class GroupBudget:
             calls.append(now)
             return True
         try:
-            taken, window = await self.ledger.take(chat_id, now, self.rate, self.period)
+            taken, window, held = await self.ledger.take(chat_id, now, self.rate, self.period)
         except Exception as exc:  # the database is away: no call now, the caller waits
             log.warning("group %s: the shared budget does not answer: %r", chat_id, exc)
             calls.append(now)  # and retries a little later, not at once
             return False
         self._follow(chat_id, window)
+        if held is not None and self.floods is not None:  # another instance was told a 429
+            self.floods.learn({chat_id: held})
         return taken
 
     async def spend(self, chat_id: int) -> None:

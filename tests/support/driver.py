@@ -222,3 +222,18 @@ async def play_out(
         last = prompt.data("k")
         await driver.press(prompt.actor, prompt.message, data)
     raise AssertionError("the game did not end")
+
+
+def told_rounds(texts: str) -> set[int]:
+    """The rounds the group saw end (each table, a folded one too, starts with its title):
+    revealed, or their cards gathered."""
+    told = set()
+    for table in texts.split("🃏 Round ")[1:]:
+        number = int(table.split(" ", 1)[0])
+        if "Cards on the table" in table:
+            # A revealed round keeps its acts, folded under an earlier table or not.
+            assert any(mark in table for mark in ("✋", "🔄", "👑", "✂️", "⏱")), table
+            told.add(number)
+        elif f"cards of round {number} were gathered" in table:
+            told.add(number)
+    return told

@@ -39,7 +39,7 @@ from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
 from fakebotapi import FakeBotApi
 from fakebotapi.limits import GROUP_MESSAGES_PER_MINUTE
-from tests.support.driver import TableDriver
+from tests.support.driver import TableDriver, told_rounds
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "777:courier-test-token-0123456789"
@@ -174,21 +174,6 @@ async def test_instant_taps_stay_within_the_group_budget_and_cost_at_most_three_
     # messages, never after them.
     for person in table.people:
         assert_results_come_first(fake, person.id)
-
-
-def told_rounds(texts: str) -> set[int]:
-    """The rounds the group saw end (each table, a folded one too, starts with its title):
-    revealed, or their cards gathered."""
-    told = set()
-    for table in texts.split("🃏 Round ")[1:]:
-        number = int(table.split(" ", 1)[0])
-        if "Cards on the table" in table:
-            # A revealed round keeps its acts, folded under an earlier table or not.
-            assert any(mark in table for mark in ("✋", "🔄", "👑", "✂️", "⏱")), table
-            told.add(number)
-        elif f"cards of round {number} were gathered" in table:
-            told.add(number)
-    return told
 
 
 ROUND = re.compile(r"· round (\d+)")
