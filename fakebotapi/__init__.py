@@ -2,6 +2,7 @@
 
 Start it with `async with FakeBotApi() as server:` and give the bot `server.base_url`.
 Updates reach the bot through getUpdates, or POSTed to its webhook once it calls setWebhook.
+What it refuses, with Telegram's words and the documentation each rule follows: RULES.md.
 """
 
 from .errors import ApiError

@@ -26,6 +26,13 @@ def _parse() -> argparse.Namespace:
         default=0.2,
         help="seconds before an update the webhook did not take is sent again",
     )
+    parser.add_argument(
+        "--insecure-web-app-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let web_app buttons open this plain-http origin (e.g. http://127.0.0.1:8080)",
+    )
     return parser.parse_args()
 
 
@@ -39,6 +46,7 @@ async def _serve(args: argparse.Namespace) -> None:
         rate_limit=args.rate_limit,
         webhook_timeout=args.webhook_timeout,
         webhook_retry_delay=args.webhook_retry_delay,
+        insecure_web_app_origins=args.insecure_web_app_origin,
     )
     async with server:
         print(f"base_url {server.base_url}", flush=True)

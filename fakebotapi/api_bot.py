@@ -1,26 +1,31 @@
-"""Bot API methods about the bot itself: identity, updates, webhook, commands, descriptions."""
+"""Bot API methods about the bot itself: identity, updates, the webhook."""
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
-import json
 import re
-from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import bad_request, conflict
+from .errors import (
+    SECRET_CHARACTERS,
+    SECRET_TOO_LONG,
+    WEBHOOK_NEEDS_HTTPS,
+    WEBHOOK_PORT,
+    WEBHOOK_URL_INVALID,
+    ApiError,
+    bad_request,
+    conflict,
+)
 from .models import JSON
 from .params import Params
 from .registry import handler
 from .state import ALL_UPDATE_TYPES, DEFAULT_UPDATE_TYPES, TelegramState
-from .webhook import DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, WebhookConfig
+from .urls import UrlError, parse_url
+from .webhook_config import DEFAULT_MAX_CONNECTIONS, MAX_CONNECTIONS, WebhookConfig
 
 MAX_POLL_TIMEOUT = 50
-_COMMAND = re.compile(r"^[a-z0-9_]{1,32}$")
-_LANGUAGE = re.compile(r"^([a-z]{2})?$")
 _SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]*")
-_SCOPES_WITH_CHAT = ("chat", "chat_administrators", "chat_member")
 
 
 @handler("getMe")
@@ -75,18 +80,26 @@ async def get_updates(world: TelegramState, p: Params) -> list[JSON]:
         await world.wait_changed(remaining)
 
 
+WEBHOOK_PORTS = (443, 80, 88, 8443)
+
+
 def _webhook_config(p: Params) -> WebhookConfig:
+    """What setWebhook asks for, checked as Telegram checks it (telegram-bot-api Client.cpp
+    `do_set_webhook`, then WebhookActor.cpp `start_up`, which Telegram's servers run)."""
     url = p.get_str("url") or ""
-    parts = urlsplit(url)
-    # Telegram only posts to https:// URLs on ports 443, 80, 88 or 8443. The fake also takes
-    # http:// and any port: tests serve their webhooks over plain HTTP on 127.0.0.1.
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise bad_request("invalid webhook URL specified")
+    try:
+        parsed = parse_url(url, default_protocol="https")  # "example.org/hook" is https
+    except UrlError:
+        raise bad_request(WEBHOOK_URL_INVALID) from None
     secret = p.get_str("secret_token") or ""
     if len(secret) > 256:
-        raise bad_request("secret token is too long")
+        raise bad_request(SECRET_TOO_LONG)
     if not _SECRET_TOKEN.fullmatch(secret):
-        raise bad_request("secret token contains unallowed characters")
+        raise bad_request(SECRET_CHARACTERS)
+    if parsed.protocol != "https":
+        raise bad_request(WEBHOOK_NEEDS_HTTPS)
+    if parsed.port not in WEBHOOK_PORTS:
+        raise bad_request(WEBHOOK_PORT)
     # Telegram clamps max_connections to 1-100 rather than refusing other values.
     given = p.get_int("max_connections")
     connections = DEFAULT_MAX_CONNECTIONS if given is None else given
@@ -99,16 +112,28 @@ def _webhook_config(p: Params) -> WebhookConfig:
 async def set_webhook(world: TelegramState, p: Params) -> bool:
     """Deliver updates by POSTing them to `url`; an empty url removes the webhook.
 
-    Unlike Telegram, the fake does not try to connect when the webhook is set (a refused
-    connection would fail setWebhook there): tests may register a URL before the bot
-    instances behind it listen. Nor does it limit setWebhook to one call per second.
+    Only the URL given here is checked: tests deliver through `webhook_targets` (a TLS proxy in
+    front of the bot at local http URLs). Unlike Telegram, the fake does not try to connect when
+    the webhook is set (a refused connection would fail setWebhook there): tests may register a
+    URL before the bot instances behind it listen. Nor does it limit setWebhook to one call per
+    second.
     """
     if not p.get_str("url"):
         await _remove_webhook(world, p)
         return True
-    config = _webhook_config(p)
-    _set_allowed_updates(world, p)
     drop = p.get_bool("drop_pending_updates")
+    try:
+        config = _webhook_config(p)
+    except ApiError:
+        # Telegram closes the webhook it had before it checks the new one, and drops the
+        # pending updates first if asked: a refused setWebhook leaves no webhook.
+        if drop:
+            world.updates.clear()
+        if world.webhook is not None:
+            await world.delivery.remove()
+            world.changed("webhook")
+        raise
+    _set_allowed_updates(world, p)
     if drop:
         world.updates.clear()
     # Setting the same webhook again (every bot instance does on start) keeps deliveries in
@@ -171,93 +196,3 @@ async def log_out(world: TelegramState, p: Params) -> bool:
 @handler("close")
 async def close(world: TelegramState, p: Params) -> bool:
     return True
-
-
-def scope_key(world: TelegramState, scope: Any) -> str:
-    """Canonical key of a BotCommandScope: "default", "chat:-100", "chat_member:-100:42"..."""
-    if scope is None:
-        return "default"
-    if isinstance(scope, str):
-        scope = json.loads(scope) if scope.startswith("{") else {"type": scope}
-    if not isinstance(scope, dict) or not isinstance(scope.get("type"), str):
-        raise bad_request("can't parse BotCommandScope JSON object")
-    kind = scope["type"]
-    if kind in _SCOPES_WITH_CHAT:
-        chat = world.resolve_chat(scope.get("chat_id", 0))
-        if kind == "chat_member":
-            return f"{kind}:{chat.id}:{int(scope.get('user_id', 0))}"
-        return f"{kind}:{chat.id}"
-    if kind not in ("default", "all_private_chats", "all_group_chats", "all_chat_administrators"):
-        raise bad_request("wrong scope type specified")
-    return str(kind)
-
-
-def _language(p: Params) -> str:
-    language = p.get_str("language_code") or ""
-    if not _LANGUAGE.match(language):
-        raise bad_request("invalid language code specified")
-    return language
-
-
-@handler("setMyCommands")
-async def set_my_commands(world: TelegramState, p: Params) -> bool:
-    commands = p.get_json("commands")
-    if not isinstance(commands, list) or len(commands) > 100:
-        raise bad_request("commands must be an Array of at most 100 BotCommand")
-    clean: list[JSON] = []
-    for command in commands:
-        if not isinstance(command, dict) or not _COMMAND.match(str(command.get("command", ""))):
-            raise bad_request("BOT_COMMAND_INVALID")
-        description = command.get("description")
-        if not isinstance(description, str) or not 1 <= len(description) <= 256:
-            raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
-        clean.append({"command": command["command"], "description": description})
-    key = (scope_key(world, p.get_json("scope")), _language(p))
-    if clean:
-        world.bot_commands[key] = clean
-    else:
-        world.bot_commands.pop(key, None)
-    world.changed("commands")
-    return True
-
-
-@handler("getMyCommands")
-async def get_my_commands(world: TelegramState, p: Params) -> list[JSON]:
-    key = (scope_key(world, p.get_json("scope")), _language(p))
-    return list(world.bot_commands.get(key, []))
-
-
-@handler("deleteMyCommands")
-async def delete_my_commands(world: TelegramState, p: Params) -> bool:
-    world.bot_commands.pop((scope_key(world, p.get_json("scope")), _language(p)), None)
-    world.changed("commands")
-    return True
-
-
-def _register_text(setter: str, getter: str, field: str, limit: int) -> None:
-    async def set_text(world: TelegramState, p: Params) -> bool:
-        value = p.get_str(field) or ""
-        if len(value) > limit:
-            raise bad_request(f"{field} is too long")
-        key = (field, _language(p))
-        if value:
-            world.bot_texts[key] = value
-        else:
-            world.bot_texts.pop(key, None)
-        world.changed("bot_text")
-        return True
-
-    async def get_text(world: TelegramState, p: Params) -> JSON:
-        language = _language(p)
-        value = world.bot_texts.get((field, language), world.bot_texts.get((field, ""), ""))
-        if field == "name" and not value:
-            value = world.bot.first_name
-        return {field: value}
-
-    handler(setter)(set_text)
-    handler(getter)(get_text)
-
-
-_register_text("setMyDescription", "getMyDescription", "description", 512)
-_register_text("setMyShortDescription", "getMyShortDescription", "short_description", 120)
-_register_text("setMyName", "getMyName", "name", 64)

@@ -23,6 +23,7 @@ CHAT_ACTIONS = frozenset(
         "upload_video_note",
     }
 )
+MAX_TOPIC_NAME = 128
 _NO_GIFTS = dict.fromkeys(
     ("unlimited_gifts", "limited_gifts", "unique_gifts", "premium_subscription"), False
 ) | {"gifts_from_channels": False}
@@ -111,9 +112,10 @@ async def create_forum_topic(world: TelegramState, p: Params) -> JSON:
     chat = world.chat_for_write(p.chat_id())
     if not chat.is_forum:
         raise bad_request("the chat is not a forum")
-    name = p.get_str("name", required=True) or ""
-    if not 1 <= len(name) <= 128:
-        raise bad_request("TOPIC_TITLE_EMPTY" if not name else "TOPIC_TITLE_TOO_LONG")
+    # tdlib ForumTopicManager.cpp: the name is cleaned and cut to 128 characters; empty is refused.
+    name = (p.get_str("name") or "").strip()[:MAX_TOPIC_NAME]
+    if not name:
+        raise bad_request("name must be non-empty")
     color = p.get_int("icon_color") or 0x6FB9F0
     topic = {"name": name, "icon_color": color}
     msg = world.add_message(chat, world.bot.id, extra={"forum_topic_created": topic})

@@ -2,44 +2,49 @@
 
 from __future__ import annotations
 
-import contextlib
 import random
-import time
 from typing import Any
-from urllib.parse import urlsplit
 
-from .errors import ApiError, bad_request
+from .api_callbacks import MAX_ANSWER_LENGTH, QUERY_TOO_OLD
+from .effects import check_effect
+from .errors import bad_request
+from .limits import Kind
 from .markup import Markup, check_reply_markup
 from .models import JSON, Chat, StoredMessage, Version
 from .params import Params
 from .registry import handler
-from .state import MAX_CAPTION_LENGTH, TelegramState, now
+from .state import TelegramState, now
 from .text import Entity
 
+__all__ = ["MAX_ANSWER_LENGTH", "QUERY_TOO_OLD"]  # kept importable from here
 NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly the "
     "same as a current content and reply markup of the message"
 )
-QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
-MAX_ANSWER_LENGTH = 200
 
 
-def _target(world: TelegramState, p: Params, *, send: bool) -> Chat:
+def _target(world: TelegramState, p: Params, kind: Kind) -> Chat:
     """The chat a send/edit goes to, after access checks and flood control."""
     chat = world.chat_for_write(p.chat_id())
-    world.flood.check(chat.id, is_send=send, is_group=chat.type != "private")
+    world.flood.check(chat.id, p.method, kind=kind, is_group=chat.type != "private")
     return chat
 
 
-def _markup(p: Params, *, inline_only: bool = False) -> Markup | None:
+def _markup(
+    world: TelegramState, chat: Chat, p: Params, *, inline_only: bool = False
+) -> Markup | None:
     """Only inline keyboards are part of a Message; an empty one means none."""
     raw = p.get_json("reply_markup")
     if raw is None:
         return None
-    markup = check_reply_markup(raw, inline_only=inline_only)
-    if "inline_keyboard" not in markup or not any(markup["inline_keyboard"]):
-        return None
-    return markup
+    markup = check_reply_markup(
+        raw,
+        inline_only=inline_only,
+        private=chat.type == "private",
+        insecure_web_app_origins=world.insecure_web_app_origins,
+    )
+    inline = markup is not None and not markup.get("keyboard") and markup.get("inline_keyboard")
+    return markup if inline else None
 
 
 def _thread(world: TelegramState, chat: Chat, p: Params) -> tuple[int | None, bool]:
@@ -72,9 +77,7 @@ def _reply_to(world: TelegramState, chat: Chat, p: Params) -> int | None:
 
 
 def _post(world: TelegramState, chat: Chat, p: Params, **fields: Any) -> JSON:
-    effect = p.get_str("message_effect_id")
-    if effect is not None and chat.type != "private":
-        raise bad_request("message effects can be used only in private chats")
+    effect = check_effect(p.get_str("message_effect_id"), private=chat.type == "private")
     thread_id, is_topic = _thread(world, chat, p)
     reply = _reply_to(world, chat, p)
     msg = world.add_message(
@@ -92,19 +95,19 @@ def _post(world: TelegramState, chat: Chat, p: Params, **fields: Any) -> JSON:
 
 @handler("sendMessage")
 async def send_message(world: TelegramState, p: Params) -> JSON:
-    chat = _target(world, p, send=True)
+    chat = _target(world, p, "send")
     text, entities = world.format_text(
         p.get_str("text"), p.get_str("parse_mode"), p.get_json("entities")
     )
-    return _post(world, chat, p, text=text, entities=entities, reply_markup=_markup(p))
+    return _post(world, chat, p, text=text, entities=entities, reply_markup=_markup(world, chat, p))
 
 
 def _editable(world: TelegramState, p: Params) -> StoredMessage:
     if p.has("inline_message_id"):
         raise bad_request("MESSAGE_ID_INVALID")  # inline messages are not modelled
-    chat = _target(world, p, send=False)
+    chat = _target(world, p, "edit")
     message_id = p.get_int("message_id")
-    if message_id is None:
+    if not message_id:
         raise bad_request("message identifier is not specified")
     msg = world.message(chat, message_id)
     if msg is None:
@@ -139,7 +142,11 @@ async def edit_message_text(world: TelegramState, p: Params) -> JSON:
         p.get_str("text"), p.get_str("parse_mode"), p.get_json("entities")
     )
     # Telegram drops the keyboard when an edit does not repeat it
-    return _apply_edit(world, msg, text, entities, _markup(p, inline_only=True))
+    return _apply_edit(world, msg, text, entities, _edit_markup(world, msg, p))
+
+
+def _edit_markup(world: TelegramState, msg: StoredMessage, p: Params) -> Markup | None:
+    return _markup(world, world.chats[msg.chat_id], p, inline_only=True)
 
 
 @handler("editMessageCaption")
@@ -151,79 +158,15 @@ async def edit_message_caption(world: TelegramState, p: Params) -> JSON:
         p.get_str("caption"),
         p.get_str("parse_mode"),
         p.get_json("caption_entities"),
-        limit=MAX_CAPTION_LENGTH,
         caption=True,
     )
-    return _apply_edit(world, msg, text, entities, _markup(p, inline_only=True))
+    return _apply_edit(world, msg, text, entities, _edit_markup(world, msg, p))
 
 
 @handler("editMessageReplyMarkup")
 async def edit_message_reply_markup(world: TelegramState, p: Params) -> JSON:
     msg = _editable(world, p)
-    return _apply_edit(world, msg, msg.text, msg.entities, _markup(p, inline_only=True))
-
-
-def _delete(world: TelegramState, chat: Chat, message_id: int) -> None:
-    msg = world.message(chat, message_id)
-    if msg is None:
-        raise bad_request("message to delete not found")
-    bot_is_admin = chat.bot_status in ("administrator", "creator")
-    if chat.type != "private" and not msg.from_bot and not bot_is_admin:
-        raise bad_request("message can't be deleted")
-    msg.deleted = True
-    world.changed("delete", msg)
-
-
-@handler("deleteMessage")
-async def delete_message(world: TelegramState, p: Params) -> bool:
-    chat = world.resolve_chat(p.chat_id())
-    world.check_membership(chat)
-    message_id = p.get_int("message_id", required=True)
-    assert message_id is not None
-    _delete(world, chat, message_id)
-    return True
-
-
-@handler("deleteMessages")
-async def delete_messages(world: TelegramState, p: Params) -> bool:
-    chat = world.resolve_chat(p.chat_id())
-    world.check_membership(chat)
-    ids = p.get_json("message_ids")
-    if not isinstance(ids, list) or not 1 <= len(ids) <= 100:
-        raise bad_request("message_ids must contain 1-100 identifiers")
-    for message_id in ids:
-        with contextlib.suppress(ApiError):  # Telegram skips messages it cannot delete here
-            _delete(world, chat, int(message_id))
-    return True
-
-
-@handler("answerCallbackQuery")
-async def answer_callback_query(world: TelegramState, p: Params) -> bool:
-    query_id = p.get_str("callback_query_id", required=True)
-    query = world.queries.get(query_id or "")
-    expired = (
-        query is not None
-        and world.callback_query_timeout is not None
-        and time.monotonic() - query.created > world.callback_query_timeout
-    )
-    if query is None or query.answered or expired:
-        raise bad_request(QUERY_TOO_OLD)
-    text = p.get_str("text")
-    if text is not None and len(text) > MAX_ANSWER_LENGTH:
-        raise bad_request("MESSAGE_TOO_LONG")
-    url = p.get_str("url")
-    if url and urlsplit(url if "://" in url else "https://" + url).netloc not in (
-        "t.me",
-        "telegram.me",
-    ):
-        raise bad_request("URL_INVALID")  # only game URLs and t.me deep links are allowed
-    query.answered = True
-    query.text = text or None
-    query.show_alert = p.get_bool("show_alert")
-    query.url = url or None
-    query.cache_time = p.get_int("cache_time")
-    world.changed("callback_answer", query)
-    return True
+    return _apply_edit(world, msg, msg.text, msg.entities, _edit_markup(world, msg, p))
 
 
 def _file(kind: str, message_key: int) -> JSON:
@@ -245,7 +188,7 @@ def _media_payload(kind: str, key: int) -> Any:
 
 def _register_media(method: str, kind: str) -> None:
     async def send_media(world: TelegramState, p: Params) -> JSON:
-        chat = _target(world, p, send=True)
+        chat = _target(world, p, "send")
         if not p.has(kind):
             raise bad_request(f"there is no {kind} in the request")
         fields: dict[str, Any] = {"text_field": "caption"}
@@ -254,14 +197,14 @@ def _register_media(method: str, kind: str) -> None:
                 p.get_str("caption"),
                 p.get_str("parse_mode"),
                 p.get_json("caption_entities"),
-                limit=MAX_CAPTION_LENGTH,
                 caption=True,
             )
             fields.update(text=caption or None, entities=entities)
         payload = _media_payload(kind, world.next_update_id * 1000 + chat.next_message_id)
         if kind == "sticker":
             payload.update(is_animated=False, is_video=False)
-        return _post(world, chat, p, extra={kind: payload}, reply_markup=_markup(p), **fields)
+        markup = _markup(world, chat, p)
+        return _post(world, chat, p, extra={kind: payload}, reply_markup=markup, **fields)
 
     handler(method)(send_media)
 
@@ -282,9 +225,9 @@ _DICE_FACES = {"🎲": 6, "🎯": 6, "🎳": 6, "🏀": 5, "⚽": 5, "🎰": 64}
 
 @handler("sendDice")
 async def send_dice(world: TelegramState, p: Params) -> JSON:
-    chat = _target(world, p, send=True)
+    chat = _target(world, p, "send")
     emoji = p.get_str("emoji") or "🎲"
     if emoji not in _DICE_FACES:
         raise bad_request("emoji is invalid")
     dice = {"emoji": emoji, "value": random.randint(1, _DICE_FACES[emoji])}
-    return _post(world, chat, p, extra={"dice": dice}, reply_markup=_markup(p))
+    return _post(world, chat, p, extra={"dice": dice}, reply_markup=_markup(world, chat, p))

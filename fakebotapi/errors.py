@@ -62,3 +62,24 @@ def chat_migrated(new_chat_id: int) -> ApiError:
 
 def cant_parse_entities(what: str) -> ApiError:
     return bad_request(f"can't parse entities: {what}")
+
+
+# Telegram's words for the rules the fake enforces, one place for each (RULES.md says where each
+# is documented). bad_request() adds the "Bad Request: " prefix.
+WEBHOOK_URL_INVALID = "invalid webhook URL specified"
+WEBHOOK_NEEDS_HTTPS = "bad webhook: An HTTPS URL must be provided for webhook"
+WEBHOOK_PORT = "bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443"
+SECRET_TOO_LONG = "secret token is too long"
+SECRET_CHARACTERS = "secret token contains unallowed characters"
+BUTTON_TYPE_INVALID = "BUTTON_TYPE_INVALID"
+EFFECT_IN_GROUP = "can't use message effects in the chat"
+EFFECT_ID_INVALID = "EFFECT_ID_INVALID"
+CANT_DELETE = "message can't be deleted"
+CANT_DELETE_FOR_EVERYONE = "message can't be deleted for everyone"
+TEXT_EMPTY = "message text is empty"
+TEXT_EMPTY_AFTER_PARSING = "text must be non-empty"
+SOURCE_TOO_LONG = "text is too long"
+TEXT_TOO_LONG = "message is too long"
+CAPTION_TOO_LONG = "message caption is too long"
+ANSWER_TOO_LONG = "MESSAGE_TOO_LONG"
+DATE_FORMAT_INVALID = "Invalid date format used"

@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from .errors import cant_parse_entities
+from .errors import DATE_FORMAT_INVALID, cant_parse_entities
+from .html_escapes import decode_attribute, decode_entity
 from .text import Entity, sort_entities, utf16_len
+from .urls import UrlError, check_link, link_user_id
 
 UserLookup = Callable[[int], dict[str, Any] | None]
 
@@ -32,9 +33,10 @@ _SIMPLE = {
     "tg-spoiler": "spoiler",
 }
 _TAGS = frozenset({*_SIMPLE, "a", "tg-emoji", "tg-time", "span", "pre", "code", "blockquote"})
-# A date-time's format: relative, or any of weekday, date (short/long), time (short/long).
-_TIME_FORMAT = re.compile(r"r|w?[dD]?[tT]?")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
+# Bot API "Date-time entity formatting" (https://core.telegram.org/bots/api#date-time-entity-formatting):
+# "r" (relative), or optionally "w" (day of the week), then "d"/"D" (short/long date), then
+# "t"/"T" (short/long time); empty shows the text as it is.
+TIME_FORMAT = re.compile(r"r|w?[dD]?[tT]?")
 _SPACES = " \t\r\n\v\f"
 
 
@@ -46,56 +48,37 @@ class _Open:
     begin: int  # index in the result string, for <a> without href
 
 
-def _decode_entity(s: str, i: int) -> tuple[str, int] | None:
-    """Decode `&...;` at s[i]; returns (character, index after `;`) or None."""
-    end = s.find(";", i + 1, i + 12)
-    if end == -1:
-        return None
-    body = s[i + 1 : end]
-    if body in _NAMED:
-        return _NAMED[body], end + 1
-    code: int | None = None
-    if (
-        body[:2] in ("#x", "#X")
-        and body[2:]
-        and all(c in "0123456789abcdefABCDEF" for c in body[2:])
-    ):
-        code = int(body[2:], 16)
-    elif body[:1] == "#" and body[1:].isdigit() and body[1:].isascii():
-        code = int(body[1:])
-    if code is None or code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-        return None
-    return chr(code), end + 1
-
-
-def _decode_attribute(value: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(value):
-        decoded = _decode_entity(value, i) if value[i] == "&" else None
-        if decoded:
-            out.append(decoded[0])
-            i = decoded[1]
-        else:
-            out.append(value[i])
-            i += 1
-    return "".join(out)
-
-
 def _link_entity(url: str, users: UserLookup) -> Entity | None:
-    """Entity for `<a href=url>`: text_mention for tg://user?id=N of a known user."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() == "tg" and parts.netloc.lower() == "user":
-        ids = parse_qs(parts.query).get("id", [])
-        if ids and ids[0].isdigit():
-            user = users(int(ids[0]))
-            if user is not None:
-                return {"type": "text_mention", "user": user}
-    if not parts.scheme:
-        url = "http://" + url
-    elif parts.scheme.lower() not in ("http", "https", "tg", "ton", "tonsite"):
+    """Entity for `<a href=url>` (tdlib parse_html): a mention for `tg://user?id=N`, a link
+    for what LinkManager::get_checked_link accepts, nothing for the rest.
+
+    A mention Telegram cannot show (the user is unknown to it, or their privacy settings forbid
+    it) is sent as plain text: no entity. The fake knows a user once a test added them.
+    """
+    user_id = link_user_id(url)
+    if user_id is not None:
+        user = users(user_id)
+        return {"type": "text_mention", "user": user} if user is not None else None
+    try:
+        return {"type": "text_link", "url": check_link(url)}
+    except UrlError:
         return None  # Telegram silently drops links it cannot open
-    return {"type": "text_link", "url": url}
+
+
+def _int32(text: str) -> int:
+    """td::to_integer<int32>: leading digits (0 if none), wrapped to 32 bits as C++ does."""
+    sign, digits = (-1, text[1:]) if text.startswith("-") else (1, text)
+    end = next((i for i, c in enumerate(digits) if not "0" <= c <= "9"), len(digits))
+    value = (sign * int(digits[:end]) if end else 0) & 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _int64(text: str) -> int | None:
+    """td::to_integer_safe<int64>: the whole text is a number, else None."""
+    digits = text[1:] if text.startswith("-") else text
+    if not (digits.isdigit() and digits.isascii()) or not -(1 << 63) <= int(text) < 1 << 63:
+        return None
+    return int(text)
 
 
 class _Parser:
@@ -125,7 +108,7 @@ class _Parser:
         while i < len(self.s):
             c = self.s[i]
             if c == "&":
-                decoded = _decode_entity(self.s, i)
+                decoded = decode_entity(self.s, i)
                 if decoded:
                     self.emit(decoded[0])
                     i = decoded[1]
@@ -188,10 +171,6 @@ class _Parser:
                 raise cant_parse_entities(f"Unclosed start tag {where}")
             value, i = self.attribute_value(i)
             argument = self.tag_argument(tag, name, value, argument)
-        if tag == "tg-time" and not argument.split("|")[0].isdigit():
-            raise cant_parse_entities(f'Tag "tg-time" must have attribute "unix" {where}')
-        if tag == "tg-time" and not _TIME_FORMAT.fullmatch(argument.partition("|")[2]):
-            raise cant_parse_entities(f'Invalid date-time format in the tag "tg-time" {where}')
         if tag == "span" and argument != "spoiler":
             raise cant_parse_entities(f'Tag "span" must have class "tg-spoiler" {where}')
         self.open.append(_Open(tag, argument, self.length, self.chars))
@@ -213,7 +192,7 @@ class _Parser:
             raise cant_parse_entities(
                 f"Unclosed end of attribute value at byte offset {self.byte_offset(i)}"
             )
-        return _decode_attribute(self.s[i + 1 : end]), end + 1
+        return decode_attribute(self.s[i + 1 : end]), end + 1
 
     @staticmethod
     def tag_argument(tag: str, name: str, value: str, current: str) -> str:
@@ -266,15 +245,19 @@ class _Parser:
             if link is not None:
                 self.entities.append({**link, **span})
         elif top.tag == "tg-emoji":
-            if top.argument.isdigit():
-                self.entities.append(
-                    {"type": "custom_emoji", **span, "custom_emoji_id": top.argument}
-                )
+            emoji_id = _int64(top.argument)
+            if not emoji_id:
+                raise cant_parse_entities("Invalid custom emoji identifier specified")
+            self.entities.append({"type": "custom_emoji", **span, "custom_emoji_id": str(emoji_id)})
         elif top.tag == "tg-time":
             unix, _, form = top.argument.partition("|")
-            self.entities.append(
-                {"type": "date_time", **span, "unix_time": int(unix), "date_time_format": form}
-            )
+            if not TIME_FORMAT.fullmatch(form):
+                raise cant_parse_entities(DATE_FORMAT_INVALID)
+            date = _int32(unix)
+            if date > 0:  # tdlib keeps no entity for a missing or bad unix time
+                self.entities.append(
+                    {"type": "date_time", **span, "unix_time": date, "date_time_format": form}
+                )
         elif top.tag == "blockquote":
             kind = "expandable_blockquote" if top.argument else "blockquote"
             self.entities.append({"type": kind, **span})

@@ -1,93 +1,152 @@
-"""Validation of reply_markup objects with Telegram's error texts."""
+"""reply_markup as Telegram reads it, with its error texts.
+
+Three stages, as on the real path: the Bot API server parses the JSON (telegram-bot-api
+Client.cpp `get_reply_markup`, `get_inline_keyboard_button_type`: errors start "can't parse
+inline keyboard button: "), tdlib checks each button (td/telegram/ReplyMarkup.cpp: URLs), and
+Telegram's servers refuse what depends on the chat or the data (BUTTON_DATA_INVALID,
+BUTTON_TYPE_INVALID). Rules and sources: fakebotapi/RULES.md.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
-from urllib.parse import urlsplit
 
-from .errors import bad_request
+from .errors import BUTTON_TYPE_INVALID, ApiError, bad_request
+from .urls import UrlError, check_link, link_error, link_user_id, origin
 
 Markup = dict[str, Any]
 
-# Exactly one of these must accompany a button's text (Bot API InlineKeyboardButton).
-_ACTIONS = (
-    "callback_data",
-    "url",
-    "web_app",
-    "login_url",
-    "switch_inline_query",
-    "switch_inline_query_current_chat",
-    "switch_inline_query_chosen_chat",
-    "copy_text",
+# The button's kind is its first field in this order (Client.cpp); later ones are ignored.
+_STRING_ACTIONS = ("url", "callback_data")
+_PRESENCE_ACTIONS = (
     "callback_game",
     "pay",
+    "switch_inline_query",
+    "switch_inline_query_chosen_chat",
+    "switch_inline_query_current_chat",
+    "login_url",
+    "web_app",
+    "copy_text",
 )
 MAX_BUTTONS = 100
+MAX_CALLBACK_DATA_BYTES = 64
 
 
-def _button_error(what: str) -> Exception:
+def _parse_error(what: str) -> ApiError:
     return bad_request(f"can't parse inline keyboard button: {what}")
 
 
-def valid_button_url(url: str) -> bool:
-    """Telegram accepts http(s), tg:// and scheme-less t.me style links with a host."""
-    parts = urlsplit(url if "://" in url else "http://" + url)
-    if parts.scheme.lower() == "tg":
-        return bool(parts.netloc)
-    return parts.scheme.lower() in ("http", "https") and "." in parts.netloc
+def _string_field(obj: dict[str, Any], name: str, *, required: bool) -> str | None:
+    """JsonObject::get_{required,optional}_string_field: numbers are read as strings."""
+    if name not in obj:
+        if required:
+            raise _parse_error(f'Can\'t find field "{name}"')
+        return None
+    value = obj[name]
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise _parse_error(f'Field "{name}" must be of type String')
+    return str(value)
 
 
-def _check_button(button: Any) -> None:
+def _kind(button: Any) -> tuple[str, str]:
+    """(kind, its string argument): the Bot API server's reading of one button."""
     if not isinstance(button, dict):
-        raise _button_error("InlineKeyboardButton must be an Object")
-    text = button.get("text")
-    if not isinstance(text, str):
-        raise _button_error('Field "text" must be of type String')
+        raise _parse_error("InlineKeyboardButton must be an Object")
+    _string_field(button, "text", required=True)
+    for name in _STRING_ACTIONS:
+        value = _string_field(button, name, required=False)
+        if value:
+            return name, value
+    for name in _PRESENCE_ACTIONS:
+        if name not in button:
+            continue
+        if name == "web_app":
+            info = button["web_app"]
+            if not isinstance(info, dict):
+                raise _parse_error('Field "web_app" must be of type Object')
+            return name, _string_field(info, "url", required=True) or ""
+        return name, ""
+    raise _parse_error("Text buttons are unallowed in the inline keyboard")
+
+
+def _check_web_app(url: str, insecure_origins: Collection[str]) -> None:
+    """tdlib: a Web App URL is an https:// link with a dotted host (ReplyMarkup.cpp)."""
+    if link_user_id(url) is not None:
+        raise bad_request("link to a user can't be used in Web App URL buttons")
+    if url.lower().startswith("http://") and origin(url) in insecure_origins:
+        return  # FakeBotApi(insecure_web_app_origins=...): the local demo's page
+    try:
+        check_link(url, http_only=True, https_only=True)
+    except UrlError as error:
+        raise bad_request(f"inline keyboard button Web App {link_error(url, error)}") from None
+
+
+def _check_button(
+    button: dict[str, Any], kind: str, value: str, insecure_origins: Collection[str]
+) -> None:
+    text = str(button["text"])
+    if not text:
+        raise bad_request("inline keyboard button text must be non-empty")
     if not text.strip():
         raise bad_request("BUTTON_TEXT_INVALID")
-    actions = [name for name in _ACTIONS if name in button]
-    if not actions:
-        raise _button_error("Text buttons are unallowed in the inline keyboard")
-    if len(actions) > 1:
-        raise _button_error("exactly one of the optional fields must be used")
-    if "callback_data" in button:
-        data = button["callback_data"]
-        if not isinstance(data, str) or not 1 <= len(data.encode()) <= 64:
-            raise bad_request("BUTTON_DATA_INVALID")
-    if "url" in button:
-        url = button["url"]
-        if not isinstance(url, str) or not valid_button_url(url):
-            raise bad_request("BUTTON_URL_INVALID")
+    if kind == "url" and link_user_id(value) is None:
+        try:
+            check_link(value)
+        except UrlError as error:
+            raise bad_request(f"inline keyboard button {link_error(value, error)}") from None
+    elif kind == "web_app":
+        _check_web_app(value, insecure_origins)
+    elif kind == "callback_data" and len(value.encode()) > MAX_CALLBACK_DATA_BYTES:
+        raise bad_request("BUTTON_DATA_INVALID")
 
 
-def check_reply_markup(markup: Any, *, inline_only: bool = False) -> Markup:
-    """Return the markup if Telegram would accept it, else raise ApiError(400)."""
+def _rows(markup: Markup, field: str, owner: str) -> list[list[Any]] | None:
+    if field not in markup:
+        return None
+    rows = markup[field]
+    if not isinstance(rows, list):
+        raise bad_request(f'field "{field}" must be of type Array')
+    if not all(isinstance(row, list) for row in rows):
+        suffix = f" of the {owner}" if owner else ""
+        raise bad_request(f'field "{field}"{suffix} must be an Array of Arrays')
+    return rows
+
+
+def check_reply_markup(
+    markup: Any,
+    *,
+    inline_only: bool = False,
+    private: bool = True,
+    insecure_web_app_origins: Collection[str] = (),
+) -> Markup | None:
+    """The markup as Telegram keeps it (None: no markup), else ApiError(400) like Telegram.
+
+    `private`: the chat is a private chat with the bot (web_app buttons work only there).
+    """
     if not isinstance(markup, dict):
-        raise bad_request("can't parse reply keyboard markup JSON object")
-    if "inline_keyboard" in markup:
-        rows = markup["inline_keyboard"]
-        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-            raise bad_request(
-                'field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays'
-            )
-        if sum(len(row) for row in rows) > MAX_BUTTONS:
-            raise bad_request("reply markup is too long")
-        for row in rows:
-            for button in row:
-                _check_button(button)
+        raise bad_request("object expected as reply markup")
+    keyboard = _rows(markup, "keyboard", "")
+    inline = _rows(markup, "inline_keyboard", "InlineKeyboardMarkup")
+    kinds = [[_kind(button) for button in row] for row in inline or []]
+    if keyboard:
+        if inline_only:
+            raise bad_request("inline keyboard expected")
         return markup
-    if inline_only:
-        raise bad_request("inline keyboard expected")
-    if "keyboard" in markup:
-        rows = markup["keyboard"]
-        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-            raise bad_request(
-                'field "keyboard" of the ReplyKeyboardMarkup should be an Array of Arrays'
-            )
-        return markup
-    if markup.get("remove_keyboard") is True or markup.get("force_reply") is True:
-        return markup
-    raise bad_request('can\'t find field "inline_keyboard"')
+    if not any(inline or []):
+        removes = markup.get("remove_keyboard") is True or markup.get("force_reply") is True
+        if removes and inline_only:
+            raise bad_request("inline keyboard expected")
+        return markup if removes else None
+    assert inline is not None
+    for row, row_kinds in zip(inline, kinds, strict=True):
+        for button, (kind, value) in zip(row, row_kinds, strict=True):
+            _check_button(button, kind, value, insecure_web_app_origins)
+    if sum(len(row) for row in inline) > MAX_BUTTONS:
+        raise bad_request("reply markup is too long")
+    if not private and any(kind == "web_app" for row in kinds for kind, _ in row):
+        raise bad_request(BUTTON_TYPE_INVALID)
+    return markup
 
 
 def callback_datas(markup: Markup | None) -> list[str]:

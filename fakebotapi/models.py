@@ -135,7 +135,11 @@ class Chat:
 
 @dataclass
 class CallRecord:
-    """One Bot API request as the server saw and answered it."""
+    """One Bot API request as the server saw and answered it.
+
+    `status` 0: the call was carried out (`result` holds what it did) but its answer was lost,
+    the connection closing without one (`drop_answers`).
+    """
 
     method: str
     params: JSON

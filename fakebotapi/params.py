@@ -11,8 +11,9 @@ from .errors import bad_request
 class Params:
     """Coerces each parameter the way Telegram does, per parameter, and remembers the result."""
 
-    def __init__(self, raw: dict[str, Any]) -> None:
+    def __init__(self, raw: dict[str, Any], method: str = "") -> None:
         self.raw = raw
+        self.method = method  # the Bot API method these parameters were sent to
         self.used: dict[str, Any] = {}
 
     def recorded(self) -> dict[str, Any]:

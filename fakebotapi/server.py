@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import inspect
-import json
 import logging
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any, Self
 
 from aiohttp import web
 
-from . import api_bot, api_chats, api_messages  # noqa: F401 - importing registers the handlers
+from . import (  # noqa: F401 - importing registers the handlers
+    api_bot,
+    api_callbacks,
+    api_chats,
+    api_commands,
+    api_deletes,
+    api_messages,
+)
 from .control import Controls
-from .errors import ApiError, bad_request, method_not_found, unauthorized
+from .errors import ApiError, method_not_found, unauthorized
+from .http_io import dumps, jsonable, query_value, read_params
 from .models import JSON, CallRecord
 from .params import Params
 from .registry import CANONICAL, HANDLERS
@@ -38,6 +46,10 @@ CONTROL_ACTIONS = frozenset(
         "add_bot_to_group",
         "migrate_group",
         "flood",
+        "flood_chat",
+        "flood_violations",
+        "drop_answers",
+        "age_message",
         "messages",
         "last_message",
         "dm",
@@ -59,56 +71,15 @@ CONTROL_ACTIONS = frozenset(
 )
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _query_value(raw: str) -> Any:
-    """GET control arguments: JSON literals (numbers, true, null, objects) or plain strings."""
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
-
-
-async def _read_params(request: web.Request) -> dict[str, Any]:
-    """Query string plus a JSON, urlencoded or multipart body, as Telegram accepts."""
-    params: dict[str, Any] = dict(request.query)
-    if not request.body_exists:
-        return params
-    if request.content_type == "application/json":
-        try:
-            body = await request.json()
-        except ValueError:
-            raise bad_request("can't parse JSON body") from None
-        if not isinstance(body, dict):
-            raise bad_request("JSON body must be an object")
-        params.update(body)
-        return params
-    form = await request.post()
-    for key, value in form.items():
-        if isinstance(value, web.FileField):
-            params[key] = {"file_name": value.filename, "content_type": value.content_type}
-        else:
-            params[key] = value
-    return params
-
-
 class FakeBotApi(Controls):
     """A fake Telegram Bot API server on 127.0.0.1 with a test control API.
 
     Use as `async with FakeBotApi() as server:` and point the bot at `server.base_url`.
     Once the bot calls setWebhook, updates are POSTed to its URL instead; a webhook has
     `webhook_timeout` seconds to answer an update, and a failed one is sent again after
-    `webhook_retry_delay` seconds.
+    `webhook_retry_delay` seconds. `insecure_web_app_origins` (e.g. `("http://127.0.0.1:8080",)`)
+    lets web_app buttons open plain-http pages of those origins, which Telegram never allows:
+    only the local demo, which serves its page on 127.0.0.1, needs it.
     """
 
     def __init__(
@@ -126,6 +97,7 @@ class FakeBotApi(Controls):
         control_api: bool = True,
         webhook_timeout: float = 10.0,
         webhook_retry_delay: float = 0.2,
+        insecure_web_app_origins: Iterable[str] = (),
     ) -> None:
         super().__init__(
             TelegramState(
@@ -138,6 +110,7 @@ class FakeBotApi(Controls):
                 callback_query_timeout=callback_query_timeout,
                 webhook_timeout=webhook_timeout,
                 webhook_retry_delay=webhook_retry_delay,
+                insecure_web_app_origins=insecure_web_app_origins,
             )
         )
         self.host = host
@@ -226,7 +199,7 @@ class FakeBotApi(Controls):
         params = Params({})
         result: Any = None
         try:
-            params = Params(await _read_params(request))
+            params = Params(await read_params(request), method)
             if request.match_info["token"] != self.world.token:
                 raise unauthorized()
             if given.lower() not in CANONICAL:
@@ -246,8 +219,13 @@ class FakeBotApi(Controls):
             }
         record = CallRecord(method, params.recorded(), status, started, body.get("description"))
         record.result, record.parameters = result, body.get("parameters")
+        lost = status == 200 and self.world.lost_answers.take(method, record.params)
+        if lost:
+            record.status = 0  # carried out, but the bot hears nothing
         self.world.record_call(record)
-        return web.json_response(body, status=status, dumps=_dumps)
+        if lost and request.transport is not None:
+            request.transport.close()
+        return web.json_response(body, status=status, dumps=dumps)
 
     async def _not_found(self, request: web.Request) -> web.Response:
         body = {"ok": False, "error_code": 404, "description": "Not Found"}
@@ -260,7 +238,7 @@ class FakeBotApi(Controls):
         action = request.match_info["action"]
         if action not in CONTROL_ACTIONS:
             return web.json_response({"ok": False, "error": f"unknown action {action}"}, status=404)
-        kwargs: dict[str, Any] = {k: _query_value(v) for k, v in request.query.items()}
+        kwargs: dict[str, Any] = {k: query_value(v) for k, v in request.query.items()}
         if request.body_exists:
             try:
                 body = await request.json()
@@ -276,7 +254,7 @@ class FakeBotApi(Controls):
             if inspect.isawaitable(result):
                 result = await result
         except TimeoutError as error:
-            return web.json_response({"ok": False, "error": str(error)}, status=408, dumps=_dumps)
+            return web.json_response({"ok": False, "error": str(error)}, status=408, dumps=dumps)
         except (ValueError, KeyError, TypeError, ApiError) as error:
-            return web.json_response({"ok": False, "error": str(error)}, status=400, dumps=_dumps)
-        return web.json_response({"ok": True, "result": _jsonable(result)}, dumps=_dumps)
+            return web.json_response({"ok": False, "error": str(error)}, status=400, dumps=dumps)
+        return web.json_response({"ok": True, "result": jsonable(result)}, dumps=dumps)

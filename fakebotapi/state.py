@@ -6,18 +6,21 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from .errors import bad_request, cant_parse_entities, chat_migrated, forbidden
-from .html import parse_html
+from .errors import bad_request, chat_migrated, forbidden
+from .faults import LostAnswers
+from .formatting import MAX_CAPTION_LENGTH, MAX_TEXT_LENGTH, format_text
 from .limits import FloodControl
 from .models import JSON, CallbackQueryRecord, CallRecord, Chat, StoredMessage, User
-from .text import Entity, check_explicit_entities, trim
-from .webhook import WebhookConfig, WebhookDelivery
+from .state_json import JsonViews
+from .text import Entity
+from .urls import origin
+from .webhook import WebhookDelivery
+from .webhook_config import WebhookConfig
 
-MAX_TEXT_LENGTH = 4096
-MAX_CAPTION_LENGTH = 1024
+__all__ = ["MAX_CAPTION_LENGTH", "MAX_TEXT_LENGTH", "TelegramState", "now"]
 ALL_UPDATE_TYPES = frozenset(
     {
         "message",
@@ -60,7 +63,7 @@ def now() -> int:
     return int(time.time())
 
 
-class TelegramState:
+class TelegramState(JsonViews):
     """All state of the fake Telegram, plus a change signal for long polls and test waits."""
 
     def __init__(
@@ -75,6 +78,7 @@ class TelegramState:
         callback_query_timeout: float | None = None,
         webhook_timeout: float = 10.0,
         webhook_retry_delay: float = 0.2,
+        insecure_web_app_origins: Iterable[str] = (),
     ) -> None:
         bot_id = int(token.split(":", 1)[0]) if token.split(":", 1)[0].isdigit() else 1
         self.token = token
@@ -82,6 +86,11 @@ class TelegramState:
         self.privacy_mode = privacy_mode
         self.strict_ampersand = strict_ampersand
         self.callback_query_timeout = callback_query_timeout
+        # Origins whose plain-http pages web_app buttons may open (only the local demo needs one).
+        self.insecure_web_app_origins = frozenset(
+            origin(url.rstrip("/")) for url in insecure_web_app_origins
+        )
+        self.lost_answers = LostAnswers()
         # Seconds for call records and flood control; a test may drive it by hand.
         self.clock: Callable[[], float] = time.time
         self.flood = FloodControl(automatic=rate_limit, clock=lambda: self.clock())
@@ -158,12 +167,12 @@ class TelegramState:
             raise KeyError(f"unknown user {user_id}; add_user() first")
         return self.users[user_id]
 
-    def user_json(self, user_id: int) -> JSON | None:
-        """Public User object, or None for an account the fake world doesn't know."""
-        if user_id == self.bot.id:
-            return self.bot.to_api()
-        known = self.users.get(user_id)
-        return known.to_api() if known else None
+    def mentionable(self, user_id: int) -> JSON | None:
+        """The user a `tg://user?id=` link may mention: one the fake world knows, else None.
+
+        Telegram sends such a mention as plain text (no entity) when it cannot show the user.
+        """
+        return self.user_json(user_id)
 
     def private_chat(self, user_id: int) -> Chat:
         """The private chat with a known user, created on first use (its id is the user's id)."""
@@ -233,39 +242,17 @@ class TelegramState:
         parse_mode: str | None,
         entities: Any,
         *,
-        limit: int = MAX_TEXT_LENGTH,
         caption: bool = False,
     ) -> tuple[str, list[Entity]]:
-        """Apply parse_mode/entities, trim and check length like Telegram."""
-        what = "caption" if caption else "message text"
-        if source is None or source == "":
-            if caption:
-                return "", []
-            raise bad_request(f"{what} is empty")
-        mode = (parse_mode or "").lower()
-        if mode == "html":
-            text, parsed = parse_html(
-                source, self.user_json, strict_ampersand=self.strict_ampersand
-            )
-        elif mode in ("markdown", "markdownv2"):
-            raise cant_parse_entities(
-                f"parse_mode {parse_mode} is not supported by the fake Bot API"
-            )
-        elif mode:
-            raise bad_request("unsupported parse_mode")
-        else:
-            text, parsed = source, []
-        if entities is not None:
-            parsed = check_explicit_entities(text, entities)
-            for ent in parsed:
-                if ent["type"] == "text_mention":
-                    ent["user"] = self.user_json(int(ent["user"]["id"])) or ent["user"]
-        text, parsed = trim(text, parsed)
-        if not text and not caption:
-            raise bad_request(f"{what} is empty")
-        if len(text) > limit:
-            raise bad_request("message caption is too long" if caption else "message is too long")
-        return text, parsed
+        """Apply parse_mode/entities, trim and check the length like Telegram."""
+        return format_text(
+            source,
+            parse_mode,
+            entities,
+            users=self.mentionable,
+            strict_ampersand=self.strict_ampersand,
+            caption=caption,
+        )
 
     # -- messages -------------------------------------------------------------------
 
@@ -282,87 +269,6 @@ class TelegramState:
         chat.messages[msg.message_id] = msg
         self.changed("message", msg)
         return msg
-
-    def chat_json(self, chat: Chat) -> JSON:
-        if chat.type == "private":
-            user = self.users[chat.id].to_api()
-            keys = ("id", "first_name", "last_name", "username")
-            private: JSON = {k: user[k] for k in keys if k in user}
-            return {**private, "type": "private"}
-        out: JSON = {"id": chat.id, "title": chat.title, "type": chat.type}
-        if chat.username:
-            out["username"] = chat.username
-        if chat.type == "group":
-            out["all_members_are_administrators"] = False
-        if chat.is_forum:
-            out["is_forum"] = True
-        return out
-
-    def message_json(self, msg: StoredMessage, *, nested: bool = False) -> JSON:
-        chat = self.chats[msg.chat_id]
-        out: JSON = {
-            "message_id": msg.message_id,
-            "from": self.user_json(msg.sender_id),
-            "chat": self.chat_json(chat),
-            "date": msg.date,
-        }
-        if msg.message_thread_id is not None:
-            out["message_thread_id"] = msg.message_thread_id
-        if msg.is_topic_message:
-            out["is_topic_message"] = True
-        reply = chat.messages.get(msg.reply_to_message_id or 0)
-        if reply is not None and not nested:
-            out["reply_to_message"] = self.message_json(reply, nested=True)
-        if msg.edit_date is not None:
-            out["edit_date"] = msg.edit_date
-        if msg.text is not None:
-            out[msg.text_field] = msg.text
-            if msg.entities:
-                key = "caption_entities" if msg.text_field == "caption" else "entities"
-                out[key] = msg.entities
-        out.update(msg.extra)
-        if msg.reply_markup is not None:
-            out["reply_markup"] = msg.reply_markup
-        return out
-
-    def member_json(self, chat: Chat, user_id: int) -> JSON:
-        """ChatMember object for a user (or the bot) in a chat."""
-        user = self.user_json(user_id)
-        if user_id == self.bot.id:
-            status = chat.bot_status
-        elif chat.type == "private":
-            status = "member"
-        else:
-            status = chat.members.get(user_id, "left")
-        return self.status_json(status, user, chat, can_be_edited=False)
-
-    def status_json(
-        self, status: str, user: JSON | None, chat: Chat, *, can_be_edited: bool
-    ) -> JSON:
-        out: JSON = {"status": status, "user": user}
-        if status == "creator":
-            out["is_anonymous"] = False
-        elif status == "administrator":
-            rights = [
-                "can_manage_chat",
-                "can_delete_messages",
-                "can_manage_video_chats",
-                "can_restrict_members",
-                "can_change_info",
-                "can_invite_users",
-                "can_post_stories",
-                "can_edit_stories",
-                "can_delete_stories",
-                "can_pin_messages",
-            ]
-            out.update({"can_be_edited": can_be_edited, "is_anonymous": False})
-            out.update(dict.fromkeys(rights, True))
-            out["can_promote_members"] = False
-            if chat.is_forum:
-                out["can_manage_topics"] = True
-        elif status == "kicked":
-            out["until_date"] = 0
-        return out
 
     # -- calls -----------------------------------------------------------------------
 

@@ -5,35 +5,28 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import cant_parse_entities
+from .errors import ApiError, bad_request
 
 Entity = dict[str, Any]
 
-ENTITY_TYPES = frozenset(
+# The types a bot may set in `entities` (Client.cpp `get_text_entity_type`); others are skipped.
+INPUT_ENTITY_TYPES = frozenset(
     {
-        "mention",
-        "hashtag",
-        "cashtag",
-        "bot_command",
-        "url",
-        "email",
-        "phone_number",
         "bold",
         "italic",
         "underline",
         "strikethrough",
         "spoiler",
-        "blockquote",
-        "expandable_blockquote",
         "code",
         "pre",
         "text_link",
         "text_mention",
         "custom_emoji",
+        "blockquote",
+        "expandable_blockquote",
         "date_time",
     }
 )
-
 _COMMAND = re.compile(r"(?<![\w/])/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?(?![\w/])")
 _MENTION = re.compile(r"(?<![\w@/])@[A-Za-z0-9_]{5,32}(?!\w)")
 
@@ -77,27 +70,59 @@ def detect_entities(text: str) -> list[Entity]:
     return sort_entities(found)
 
 
+def _entity_error(what: str) -> ApiError:
+    return bad_request(f"can't parse MessageEntity: {what}")
+
+
+def _int_field(ent: dict[str, Any], name: str, *, long: bool = False) -> int:
+    """tdlib JsonObject::get_required_int_field (numbers or numeric strings)."""
+    if name not in ent:
+        raise _entity_error(f'Can\'t find field "{name}"')
+    value = ent[name]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _entity_error(f'Field "{name}" must be a Number')
+    bits = 63 if long else 31
+    try:
+        number = int(str(value))
+    except ValueError:
+        number = None
+    if number is None or not -(1 << bits) <= number < 1 << bits:
+        raise _entity_error(f'Field "{name}" must be a valid Number')
+    return number
+
+
 def check_explicit_entities(text: str, raw: Any) -> list[Entity]:
-    """Validate caller-supplied entities; out-of-range parts are clipped as Telegram does."""
+    """Caller-supplied entities as telegram-bot-api Client.cpp reads them (`get_text_entity`):
+    a value that is not an Array is ignored, types other than the ones a bot may set are
+    skipped, a missing field is an error; out-of-range parts are clipped as tdlib does."""
     if not isinstance(raw, list):
-        raise cant_parse_entities("entities must be an Array")
+        return []
     size = utf16_len(text)
     out: list[Entity] = []
     for ent in raw:
         if not isinstance(ent, dict):
-            raise cant_parse_entities("MessageEntity must be an Object")
+            raise _entity_error("expected an Object")
+        offset, length = _int_field(ent, "offset"), _int_field(ent, "length")
         kind = ent.get("type")
-        offset, length = ent.get("offset"), ent.get("length")
-        if kind not in ENTITY_TYPES:
-            raise cant_parse_entities(f"unsupported entity type {kind!r}")
-        if not isinstance(offset, int) or not isinstance(length, int):
-            raise cant_parse_entities("entity offset and length must be integers")
-        if kind == "text_link" and not ent.get("url"):
-            raise cant_parse_entities("text_link entity must have a url")
-        if kind == "text_mention" and not isinstance(ent.get("user"), dict):
-            raise cant_parse_entities("text_mention entity must have a user")
-        if kind == "custom_emoji" and not ent.get("custom_emoji_id"):
-            raise cant_parse_entities("custom_emoji entity must have a custom_emoji_id")
+        if "type" not in ent:
+            raise _entity_error('Can\'t find field "type"')
+        if not isinstance(kind, str | int | float) or isinstance(kind, bool):
+            raise _entity_error('Field "type" must be of type String')
+        if kind == "":
+            raise _entity_error("Type is not specified")
+        if kind not in INPUT_ENTITY_TYPES:
+            continue
+        if kind == "text_link" and not isinstance(ent.get("url"), str):
+            raise _entity_error('Can\'t find field "url"')
+        if kind == "text_mention":
+            user = ent.get("user")
+            if not isinstance(user, dict):
+                raise _entity_error('Can\'t find field "user"')
+            _int_field(user, "id", long=True)
+        if kind == "custom_emoji":
+            _int_field(ent, "custom_emoji_id", long=True)
+        if kind == "date_time":
+            _int_field(ent, "unix_time")
         lo, hi = max(offset, 0), min(offset + length, size)
         if hi > lo:
             out.append({**ent, "offset": lo, "length": hi - lo})

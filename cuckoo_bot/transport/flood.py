@@ -182,7 +182,7 @@ class ChatLimiter(BaseRateLimiter[int]):
             left = self.floods.left(chat)
             if left > 0:  # Telegram said not before then: the call is not made at all
                 raise RetryAfter(max(1, math.ceil(left)))
-        while (overall := self.floods.overall_left()) > 0:  # looked at again as time goes
+        while (overall := self.floods.overall_left()) > 0:  # noqa: ASYNC110 - a clock, no event
             await asyncio.sleep(min(overall, OVERALL_LOOK))
         async with self._limiter:
             try:

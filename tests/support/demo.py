@@ -220,11 +220,15 @@ async def web_demo(
     group_id = -1001234567890
     people = WEB_PEOPLE[:humans]
     port = port or free_port()
-    async with FakeBotApi(token=token, bot_username="cuckoo_demo_bot") as fake:
+    base = f"http://127.0.0.1:{port}"
+    # The page is on this machine, over plain http: the demo's fake Telegram lets its keys
+    # open it (Telegram itself takes only HTTPS; nothing but the demo asks for this).
+    async with FakeBotApi(
+        token=token, bot_username="cuckoo_demo_bot", insecure_web_app_origins=(base,)
+    ) as fake:
         with tempfile.TemporaryDirectory() as folder:
             url = f"sqlite+aiosqlite:///{Path(folder) / 'demo.db'}"
             await migrate.upgrade(url)
-            base = f"http://127.0.0.1:{port}"
             settings = DemoSettings(
                 bot_token=SecretStr(token),
                 database_url=url,

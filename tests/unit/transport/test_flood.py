@@ -55,6 +55,7 @@ class World:
 async def world() -> AsyncIterator[World]:
     clock = Clock()
     async with FakeBotApi(token=TOKEN) as fake:
+        fake.world.clock = lambda: clock.now().timestamp()  # Telegram's time is the test's
         fake.add_user(ANN, "Ann", started=True)
         for chat in (HELD, OTHER):
             fake.add_group(chat, f"Group {chat}", type="supergroup", members=[ANN])

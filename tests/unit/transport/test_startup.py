@@ -5,6 +5,8 @@ once, in Telegram's own words, on one line."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
@@ -56,7 +58,8 @@ async def test_an_answered_refusal_stops_the_start_at_once_in_telegrams_words(
 
 
 async def test_network_faults_and_429s_are_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def no_wait(awaitable: object, timeout: float) -> None:  # noqa: ASYNC109
+    async def no_wait(awaitable: Coroutine[Any, Any, Any], timeout: float) -> None:  # noqa: ASYNC109
+        awaitable.close()
         raise TimeoutError  # the pause between two tries, skipped
 
     monkeypatch.setattr(asyncio, "wait_for", no_wait)
