@@ -3,12 +3,16 @@ supergroup, removal from the group, forum topics, blocked users, settings and la
 
 from __future__ import annotations
 
-import pytest
+import random
 
+import pytest
+from sqlalchemy.engine import URL
+
+from cuckoo_bot.transport.flood import POSTS
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, play_out
 
-from .conftest import GROUP, BotProcess, settle
+from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys, settle
 from .test_games import ANN, BEN, CAT, NAMES, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
@@ -17,18 +21,66 @@ BASIC_GROUP = -5001
 SUPERGROUP = -1005001
 
 
-async def test_flood_control_is_waited_out_and_nothing_is_lost(
+async def test_flood_control_is_waited_out_in_its_own_chat_and_nothing_is_lost(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
-    fake.flood(chat_id=GROUP, retry_after=1, count=2)  # the next two group sends/edits: 429
-    await start(table, ANN)
-    prompt = await table.next_prompt(wait=20)
+    # Telegram holds the group back for as long as it says: 5 to 40 s in practice.
+    retry_after = random.Random(26).randint(5, 40)
+    fake.flood(chat_id=GROUP, retry_after=retry_after, count=1)
+    lobby = table.lobby()
+    assert lobby is not None
+    answer = await table.press(ANN, lobby, lobby.button_data("Start"))
+    assert answer["text"] == "Game on!"  # the tap is answered at once
+    # The game goes on in the private chats while the group waits...
+    prompt = await table.next_prompt(wait=10)
     assert prompt is not None
     refused = [c for c in fake.calls() if c.status == 429]
-    assert len(refused) == 2
+    assert len(refused) == 1 and "started" not in (table.lobby_text() or "")
+    # ...and the group is shown the game once Telegram takes calls again, not a moment before.
+    await fake.wait_for_message(GROUP, contains="Round 1", after=lobby.message_id, timeout=60)
     assert "started" in (table.lobby_text() or "")
+    assert fake.flood_violations() == []
+    first = next(c for c in fake.calls() if c.status == 429)
+    posts = [
+        c
+        for c in fake.calls()
+        if str(c.params.get("chat_id")) == str(GROUP) and c.method.startswith(POSTS)
+    ]  # a read (an admin check's getChatMember) is no message: flood control lets it be
+    early = [c for c in posts if first.time < c.time < first.time + retry_after]
+    assert early == [], [(c.method, c.status, c.time - first.time) for c in early]
+
+
+async def test_a_prompt_whose_answer_was_lost_is_never_left_twice_with_its_keys(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver, database_url: URL
+) -> None:
+    """Telegram took the message, the connection dropped before its answer: the bot cannot
+    know, sends it again, and the copy it never learnt of must not keep live keys."""
+    players = (ANN, BEN, CAT)
+    seat_people(fake)
+    await open_lobby(fake, table, players)
+    await start(table, ANN)
+    first = await table.next_prompt()
+    assert first is not None
+    waiting = [p for p in players if p != first.actor]  # dealt already: next comes a prompt
+    before = {p: len(fake.dm(p)) for p in waiting}
+    for player in waiting:
+        fake.drop_answers("sendMessage", chat_id=player, count=1)
+    await table.press(first.actor, first.message, first.data("k") or "")
+    # The next player's prompt is shown, its answer lost; a moment later the bot shows it again.
+    asked = await fake.wait_for(
+        lambda: next((p for p in waiting if len(fake.dm(p)) == before[p] + 2), None), 15
+    )
+    await settle(fake)
+    live = [k[:2] for k in live_move_keys(fake, players)]
+    newest = max(m.message_id for m in fake.dm(asked))
+    assert live == [(asked, newest)], fake.transcript(asked)  # the copy alone has keys
+    await play_out(table, list(players), table_size=3)
+    assert sum(1 for c in fake.calls("sendMessage") if c.status == 0) == len(waiting)
+    assert table.game_over()
+    assert not live_move_keys(fake, (GROUP, *players))
+    assert len(await audit_finished_games(database_url, [GROUP])) == 1
 
 
 async def test_a_group_upgraded_to_a_supergroup_mid_game_keeps_its_game_and_league(
