@@ -26,17 +26,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from pydantic import SecretStr
-
+from benchmarks.pace import TOKEN, bench_settings
 from cuckoo_bot.bootstrap import configure_logging
-from cuckoo_bot.config import Settings
 from cuckoo_bot.persistence import migrate
 from fakebotapi import FakeBotApi
 from tests.support.demo import running_bot
 from tests.support.driver import told_rounds
 from tests.support.held import TAP_WINDOW, Held, evening, pace, percentile, seat
 
-TOKEN = "987654:BENCH-token-for-the-fake-bot-api"
 FIRST_GROUP = -1004000000000
 
 
@@ -52,15 +49,7 @@ async def one_evening(
         with tempfile.TemporaryDirectory() as folder:
             url = database_url or f"sqlite+aiosqlite:///{Path(folder) / 'held.db'}"
             await migrate.upgrade(url)
-            settings = Settings(
-                bot_token=SecretStr(TOKEN),
-                database_url=url,
-                api_base_url=fake.base_url,
-                turn_timeout=600,
-                lobby_timeout=3600,
-                reveal_pause=0,
-            )
-            async with running_bot(settings, random.Random(seed)):
+            async with running_bot(bench_settings(url, fake.base_url, 0), random.Random(seed)):
                 seated = [
                     seat(fake, FIRST_GROUP - t, 1000 * (t + 1), players) for t in range(tables)
                 ]

@@ -49,6 +49,18 @@ class Table:
     longest_wait: float = 0.0  # the longest a press waited for the next prompt
 
 
+def bench_settings(database_url: str, api_base_url: str, reveal_pause: float) -> Settings:
+    """The bot as the benchmarks run it: Telegram's limits its own, nobody timed out."""
+    return Settings(
+        bot_token=SecretStr(TOKEN),
+        database_url=database_url,
+        api_base_url=api_base_url,
+        turn_timeout=600,
+        lobby_timeout=3600,
+        reveal_pause=reveal_pause,
+    )
+
+
 def kind_of(chat: object) -> str:
     if chat is None:
         return "none"
@@ -102,14 +114,7 @@ async def measure(
         with tempfile.TemporaryDirectory() as folder:
             url = database_url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
             await migrate.upgrade(url)
-            settings = Settings(
-                bot_token=SecretStr(TOKEN),
-                database_url=url,
-                api_base_url=fake.base_url,
-                turn_timeout=600,
-                lobby_timeout=3600,
-                reveal_pause=reveal_pause,
-            )
+            settings = bench_settings(url, fake.base_url, reveal_pause)
             async with running_bot(settings, random.Random(size)):
                 tables = [
                     await seat(fake, -1002000000000 - g, size, 1000 * (g + 1))

@@ -68,7 +68,7 @@ def build_application(
     async def hold(chat_id: int, until: datetime) -> None:
         await chats.hold(deps, chat_id, until)
 
-    floods = Floods(deps.clock.now, hold)
+    floods = Floods(deps.clock.now, hold, metrics.flood_hold)
     limiter = ChatLimiter(floods)
     application = (
         ApplicationBuilder()

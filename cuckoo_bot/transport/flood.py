@@ -11,9 +11,11 @@ in PTB's own extension point (``BaseRateLimiter``):
 - A 429 to a call naming a chat holds that chat alone until ``retry_after`` has passed
   (``Floods``). The hold goes to the store (``app.chats.hold``), so the other instances and the
   next life of this one honour it too; it is read back at start and at every sweep.
-- A call that would post to a held chat (a send, an edit, a delete) is never made: it fails at
-  once with ``RetryAfter`` for the time left, and whoever made it (a chat's delivery lane, an
-  answer's queue) waits in its own lane. Nothing else waits.
+- A call that would post to a held chat (a send, an edit, a delete) is never made before the
+  hold ends. A short hold (``SHORT_HOLD``: the overall rate's second, a private chat's pace) is
+  waited out by that call alone, as PTB would; a longer one fails at once with ``RetryAfter``
+  for the time left, and whoever made it (a chat's delivery lane, an answer's queue) waits in
+  its own lane, showing the newest state when the hold ends. Nothing else waits.
 - A 429 to a call naming no chat is the bot's overall rate: calls naming a chat wait it out,
   each in its own task; answers to taps never wait for anything.
 - The overall rate (30 calls a second naming a chat) is kept as PTB keeps it, with aiolimiter,
@@ -46,8 +48,9 @@ POSTS = ("send", "edit", "delete", "copy", "forward", "pin", "unpin", "stop")
 # Calls that never wait for a flood: a tap's answer (Telegram's window is about 15 s) and a
 # poll for updates, which name no chat.
 NEVER_WAIT = frozenset({"answerCallbackQuery", "getUpdates"})
+SHORT_HOLD = 3.0  # seconds of a hold a call waits out itself; a longer hold fails it at once
 OVERALL_LOOK = 0.5  # seconds between two looks at the overall hold, while a call waits for it
-START_RETRIES = 2  # a start-up call refused for the overall rate is tried again this often
+START_RETRIES = 2  # a call refused for a moment (or, naming no chat, at start) tries again
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -71,9 +74,15 @@ class Floods:
     """Until when Telegram refuses each chat, and the bot as a whole. This is the process's
     cache; the store holds the chats' holds (``persist`` writes one, ``learn`` reads them)."""
 
-    def __init__(self, now: Now, persist: Persist | None = None) -> None:
+    def __init__(
+        self,
+        now: Now,
+        persist: Persist | None = None,
+        counted: Callable[[int | None], None] | None = None,
+    ) -> None:
         self._now = now
         self.persist = persist
+        self.counted = counted  # told of every 429 (the metrics)
         self._held: dict[int, datetime] = {}
         self._overall: datetime | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -82,6 +91,8 @@ class Floods:
         """Telegram said 429, retry after ``seconds``: to ``chat_id``, or (None) to a call that
         named no chat. The hold is written to the store in the background."""
         until = self._now() + timedelta(seconds=max(seconds, 0.0))
+        if self.counted is not None:
+            self.counted(chat_id)
         if chat_id is None:
             self._overall = max(until, self._overall or until)
             log.warning("Telegram's overall flood control: sends wait %.1f s", seconds)
@@ -178,18 +189,25 @@ class ChatLimiter(BaseRateLimiter[int]):
         chat = chat_of(data)
         if chat is None:
             return await self._unnamed(callback, args, kwargs, endpoint)
-        if endpoint.startswith(POSTS):
-            left = self.floods.left(chat)
-            if left > 0:  # Telegram said not before then: the call is not made at all
+        posts = endpoint.startswith(POSTS)
+        tries = 0
+        while True:
+            left = self.floods.left(chat) if posts else 0.0
+            if left > SHORT_HOLD:  # Telegram said not before then: the call is not made now
                 raise RetryAfter(max(1, math.ceil(left)))
-        while (overall := self.floods.overall_left()) > 0:  # noqa: ASYNC110 - a clock, no event
-            await asyncio.sleep(min(overall, OVERALL_LOOK))
-        async with self._limiter:
-            try:
-                return await callback(*args, **kwargs)
-            except RetryAfter as exc:
-                self.floods.hold(chat, retry_seconds(exc))
-                raise
+            if left > 0:  # a moment: this call waits it out, nothing else does
+                await asyncio.sleep(min(left, OVERALL_LOOK))
+                continue
+            while (overall := self.floods.overall_left()) > 0:  # noqa: ASYNC110 - a clock
+                await asyncio.sleep(min(overall, OVERALL_LOOK))
+            async with self._limiter:
+                try:
+                    return await callback(*args, **kwargs)
+                except RetryAfter as exc:
+                    self.floods.hold(chat, retry_seconds(exc))
+                    tries += 1
+                    if tries > START_RETRIES or retry_seconds(exc) > SHORT_HOLD:
+                        raise
 
     async def _unnamed(
         self,

@@ -91,6 +91,15 @@ class Metrics:
             registry=self.registry,
         )
 
+        self._holds = PromCounter(
+            "cuckoo_flood_holds",
+            "429s from Telegram (flood control), by what they held back: a group, a private"
+            " chat, or every send (a 429 to a call naming no chat).",
+            ["held"],
+            registry=self.registry,
+        )
+        self.holds: Counter[str] = Counter()
+
         self._http = PromCounter(
             "cuckoo_http_refused",
             "Connections and requests the bot's HTTP server turned away, by why: slow (no"
@@ -103,6 +112,11 @@ class Metrics:
     def http_refused(self, reason: str, count: int = 1) -> None:
         self.refusals[reason] += count
         self._http.labels(reason).inc(count)
+
+    def flood_hold(self, chat_id: int | None) -> None:
+        held = "all" if chat_id is None else "group" if chat_id < 0 else "private"
+        self.holds[held] += 1
+        self._holds.labels(held).inc()
 
     def api_call(self, method: str) -> None:
         self.api_calls[method] += 1

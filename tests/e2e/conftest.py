@@ -63,7 +63,6 @@ class BotProcess:
             CUCKOO_API_BASE_URL=self.fake.base_url,
             CUCKOO_DATABASE_URL=self.database_url.render_as_string(hide_password=False),
             CUCKOO_TURN_TIMEOUT="600",
-            CUCKOO_GROUP_RATE="100000",
             # Whole games in seconds: no pause at the reveals (a test that looks at it sets it).
             CUCKOO_REVEAL_PAUSE="0",
             CUCKOO_LOG_LEVEL="INFO",
@@ -71,6 +70,8 @@ class BotProcess:
             CUCKOO_LISTEN="127.0.0.1",
             CUCKOO_PORT="0",
         )
+        if not self.fake.world.flood.automatic:  # Telegram's limits off: the bot's budget too
+            env["CUCKOO_GROUP_RATE"] = "100000"
         env.update(self.extra_env)
         return env
 
@@ -150,9 +151,33 @@ class BotProcess:
         return f"http://{host}:{port}"
 
 
+# Telegram gives up on a tap left unanswered this long ("query is too old").
+TAP_WINDOW = 15.0
+
+
+def telegram(**options: object) -> FakeBotApi:
+    """The fake Bot API as strict as Telegram: its limits on (20 calls a minute in a group,
+    one message a second in a private chat, 30 a second overall, each answered 429 with the
+    seconds to wait), a tap's answer refused after Telegram's window. A test that needs it
+    looser says so (``rate_limit=False``) and why."""
+    settings: dict[str, object] = {
+        "token": TOKEN,
+        "bot_username": BOT_USERNAME,
+        "rate_limit": True,
+        "callback_query_timeout": TAP_WINDOW,
+    }
+    settings.update(options)
+    return FakeBotApi(**settings)  # type: ignore[arg-type]
+
+
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeBotApi]:
-    async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME) as server:
+async def fake(request: pytest.FixtureRequest) -> AsyncIterator[FakeBotApi]:
+    """Telegram as strict as it is, unless the test is marked ``telegram_loose(why)``: then
+    without its limits (and the bot without its group budget, ``BotProcess``)."""
+    loose = request.node.get_closest_marker("telegram_loose")
+    if loose is not None and not (loose.args and str(loose.args[0]).strip()):
+        raise ValueError("telegram_loose needs a reason")
+    async with telegram(rate_limit=loose is None) as server:
         yield server
 
 

@@ -9,16 +9,17 @@ table catching up afterwards with every reveal. How fast, in figures, is
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy.engine import URL
 
 from fakebotapi import FakeBotApi
 from tests.support.driver import told_rounds
-from tests.support.held import TAP_WINDOW, evening, seat
+from tests.support.held import evening, seat
 
-from .conftest import BOT_USERNAME, TOKEN, BotProcess, audit_finished_games
+from .conftest import BotProcess, audit_finished_games
+from .test_operations import get, samples
 
 pytestmark = pytest.mark.slow
 
@@ -26,22 +27,10 @@ HOLD = 60.0  # seconds Telegram holds the group back
 GROUPS = (-1003000000001, -1003000000002, -1003000000003)
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeBotApi]:
-    """Telegram's limits on, and a tap's window as Telegram's."""
-    async with FakeBotApi(
-        token=TOKEN,
-        bot_username=BOT_USERNAME,
-        rate_limit=True,
-        callback_query_timeout=TAP_WINDOW,
-    ) as server:
-        yield server
-
-
 async def test_a_group_under_flood_control_holds_back_only_itself(
     fake: FakeBotApi, make_bot: Callable[..., BotProcess], database_url: URL
 ) -> None:
-    bot = make_bot(CUCKOO_GROUP_RATE="20")  # Telegram's own budget, as in production
+    bot = make_bot()  # Telegram's limits on (the e2e default), and the bot's own budget
     await bot.start()
     tables = [seat(fake, group, 100 * (i + 1), 3) for i, group in enumerate(GROUPS)]
     held = tables[0]
@@ -66,3 +55,6 @@ async def test_a_group_under_flood_control_holds_back_only_itself(
         texts = "\n".join(m.text or "" for m in fake.messages(table.group, include_deleted=False))
         assert told_rounds(texts) == set(range(1, game.state.rounds_dealt + 1)), table.group
         assert "won the game" in texts
+    # The operator sees it: the group's hold counted in /metrics.
+    figures = samples((await get(f"{bot.http_url()}/metrics"))[1])
+    assert figures['cuckoo_flood_holds_total{held="group"}'] >= 1

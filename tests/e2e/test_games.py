@@ -139,6 +139,10 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
     assert check_reveals(fake)
 
 
+@pytest.mark.telegram_loose(
+    "reads the group's table right after each move; under the group's budget a move shows up to"
+    " 3 s later, coalesced with the next ones (what tests/e2e/test_flood.py checks)"
+)
 async def test_the_turn_is_asked_privately_with_one_card_and_a_double_tap_acts_once(
     fake: FakeBotApi, bot: BotProcess, table: TableDriver
 ) -> None:
@@ -343,6 +347,10 @@ async def test_a_join_link_only_works_for_members_of_the_group(
     assert "Stranger" not in (table.lobby_text() or "")
 
 
+@pytest.mark.telegram_loose(
+    "plays three games and a dozen commands in one group within a minute: under the group's"
+    " budget the answers wait minutes, which tests/e2e/test_long_answers.py checks"
+)
 async def test_game_night_summary_play_again_and_history(
     fake: FakeBotApi, make_bot: object, table: TableDriver, database_url: URL
 ) -> None:
@@ -398,6 +406,10 @@ async def test_game_night_summary_play_again_and_history(
         assert all(f"{NAMES[p]} {c}" in line for p, c in cards.items()), (line, cards)
 
 
+@pytest.mark.telegram_loose(
+    "times the Play again key's expiry to the second against the group's last call; under the"
+    " group's budget that call may wait its turn"
+)
 async def test_the_play_again_key_comes_off_when_it_expires(
     fake: FakeBotApi, make_bot: object, table: TableDriver, database_url: URL
 ) -> None:

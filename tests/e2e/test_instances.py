@@ -19,12 +19,11 @@ from sqlalchemy.engine import URL
 from cuckoo_bot.persistence.engine import make_engine
 from fakebotapi import FakeBotApi
 from tests.e2e.conftest import (
-    BOT_USERNAME,
-    TOKEN,
     BotProcess,
     audit_finished_games,
     reading,
     stop_all,
+    telegram,
 )
 from tests.support.driver import TableDriver, play_out
 
@@ -158,7 +157,7 @@ def group_limit_breaches(fake: FakeBotApi, group: int) -> tuple[int, int]:
 async def test_three_instances_spend_one_budget_per_group(
     database_url: URL, tmp_path: Path
 ) -> None:
-    async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME, rate_limit=True) as fake:
+    async with telegram() as fake:
         ports = [free_port() for _ in range(3)]
         fake.webhook_targets([f"http://127.0.0.1:{port}/telegram/update" for port in ports])
         bots = [

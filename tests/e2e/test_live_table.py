@@ -76,7 +76,7 @@ async def test_each_viewer_sees_their_own_card_only_and_strangers_and_forgeries_
     assert group_table is not None
     links = [b["url"] for b in buttons(group_table) if "url" in b]
     assert links == [f"https://t.me/{BOT_USERNAME}/table?startapp={game}"]
-    prompt = table.prompt()
+    prompt = await table.next_prompt()
     assert prompt is not None
     apps = [b["web_app"]["url"] for b in buttons(prompt.message) if "web_app" in b]
     assert apps == [f"{PUBLIC}/app?game={game}"]
@@ -190,7 +190,7 @@ async def test_a_move_from_the_page_and_one_from_the_chat_take_effect_once_and_r
             # The first player presses Keep on the page and in the chat at the same moment:
             # one of the two takes effect, and the push reaches the watcher.
             actor = view["actor"]
-            prompt = table.prompt()
+            prompt = await table.next_prompt()
             assert prompt is not None and prompt.actor == actor
             data = prompt.data("k")
             assert data is not None
@@ -289,7 +289,7 @@ async def test_a_page_on_one_instance_sees_a_move_made_on_another(
         await bot.start()
     await fake.wait_for(lambda: fake.call_count("setWebhook") >= 2, 30)
     game = await started(fake, table)
-    prompt = table.prompt()
+    prompt = await table.next_prompt()
     assert prompt is not None
     apps = [b["web_app"]["url"] for b in buttons(prompt.message) if "web_app" in b]
     assert apps == [f"https://bot.example.org/app?game={game}"]

@@ -24,7 +24,7 @@ from cuckoo_bot.persistence.uow import sql_uow_factory
 from fakebotapi import FakeBotApi
 from tests.hostile import seen
 
-from .conftest import BOT_USERNAME, GROUP, TOKEN, BotProcess
+from .conftest import BOT_USERNAME, GROUP, BotProcess, telegram
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +63,7 @@ async def long_game_in_store(database_url: URL) -> int:
 @pytest.fixture
 async def limited() -> AsyncIterator[FakeBotApi]:
     """The fake Bot API with Telegram's published limits: 429s past 20 a minute in a group."""
-    async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME, rate_limit=True) as server:
+    async with telegram() as server:
         yield server
 
 

@@ -42,7 +42,7 @@ async def test_killed_at_random_points_the_game_resumes_and_matches_its_log(
     last: str | None = None
     for _ in range(500):
         try:
-            prompt = await table.next_prompt(after=last, wait=20)
+            prompt = await table.next_prompt(after=last)
         except TimeoutError:
             raise AssertionError(f"the game stalled\n{fake.transcript(GROUP)}") from None
         if prompt is None:

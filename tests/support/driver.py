@@ -16,6 +16,11 @@ RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
 MOVE_KINDS = tuple(keydata.MOVES)
 
 
+# How long a player waits for the next prompt, or for the end: the end is told in the group,
+# which may wait a whole minute for its budget under Telegram's limits (20 calls a minute).
+GROUP_PATIENCE = 70.0
+
+
 def rank_of(label: str) -> int:
     rank = CARD.fullmatch(label)
     assert rank is not None, label
@@ -76,7 +81,7 @@ class TableDriver:
         return None
 
     async def start_game(
-        self, creator: int, players: list[int], computers: int = 0, wait: float = 10.0
+        self, creator: int, players: list[int], computers: int = 0, wait: float = GROUP_PATIENCE
     ) -> None:
         """``/newgame`` by ``creator``; each of ``players`` taps Join, the creator adds the
         computer seats and taps Start."""
@@ -130,7 +135,9 @@ class TableDriver:
         """The live turn prompt: the newest one (by game and turn)."""
         return max(self.prompts(), key=lambda p: p.order, default=None)
 
-    async def next_prompt(self, after: str | None = None, wait: float = 10.0) -> Prompt | None:
+    async def next_prompt(
+        self, after: str | None = None, wait: float = GROUP_PATIENCE
+    ) -> Prompt | None:
         """The next live prompt whose keys differ from ``after``; None once the game is over."""
 
         done = _order(after) if after else (0, 0)
@@ -202,7 +209,7 @@ async def play_out(
     table_size: int,
     max_turns: int = 2000,
     check: Callable[[Prompt], Awaitable[None]] | None = None,
-    wait: float = 10.0,
+    wait: float = GROUP_PATIENCE,
 ) -> None:
     """Press keys for the humans until the game is over; ``check`` looks at every prompt;
     ``wait``: seconds to wait for the next prompt (or the end)."""
