@@ -192,7 +192,8 @@ class ChatLimiter(BaseRateLimiter[int]):
         posts = endpoint.startswith(POSTS)
         tries = 0
         while True:
-            left = self.floods.left(chat) if posts else 0.0
+            # A read naming the chat is no post: held back only once it was refused itself.
+            left = self.floods.left(chat) if posts or tries else 0.0
             if left > SHORT_HOLD:  # Telegram said not before then: the call is not made now
                 raise RetryAfter(max(1, math.ceil(left)))
             if left > 0:  # a moment: this call waits it out, nothing else does
