@@ -3,7 +3,9 @@ supergroup, removal from the group, forum topics, blocked users, settings and la
 
 from __future__ import annotations
 
+import asyncio
 import random
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy.engine import URL
@@ -12,7 +14,14 @@ from cuckoo_bot.transport.flood import POSTS
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, play_out
 
-from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys, settle
+from .conftest import (
+    GROUP,
+    BotProcess,
+    audit_finished_games,
+    live_move_keys,
+    reading,
+    settle,
+)
 from .test_games import ANN, BEN, CAT, NAMES, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
@@ -52,6 +61,39 @@ async def test_flood_control_is_waited_out_in_its_own_chat_and_nothing_is_lost(
     ]  # a read (an admin check's getChatMember) is no message: flood control lets it be
     early = [c for c in posts if first.time < c.time < first.time + retry_after]
     assert early == [], [(c.method, c.status, c.time - first.time) for c in early]
+
+
+async def test_a_hold_outlives_the_process_that_was_told_it(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver, database_url: URL
+) -> None:
+    """Telegram held the group back for 30 s; the bot is killed at once: its next life reads
+    the hold from the store and does not call the group before it ends either."""
+    seat_people(fake)
+    await open_lobby(fake, table, (ANN, BEN, CAT))
+    fake.flood_chat(GROUP, 30)
+    lobby = table.lobby()
+    assert lobby is not None
+    answer = await table.press(ANN, lobby, lobby.button_data("Start"))
+    assert answer["text"] == "Game on!"
+    assert await table.next_prompt(wait=10) is not None  # the game goes on privately
+    refused = next(c for c in fake.calls() if c.status == 429)
+    for _ in range(50):  # the hold reaches the store a moment after the 429
+        async with reading(database_url) as uow:
+            if GROUP in await uow.chats.held(datetime.now(UTC)):
+                break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the hold never reached the store")
+    bot.kill()
+    await bot.start()
+    await fake.wait_for_message(GROUP, contains="Round 1", after=lobby.message_id, timeout=60)
+    assert fake.flood_violations() == []  # neither life called the group early
+    posts = [
+        c
+        for c in fake.calls()
+        if str(c.params.get("chat_id")) == str(GROUP) and c.method.startswith(POSTS)
+    ]
+    assert all(c.time >= refused.time + 29 for c in posts if c.time > refused.time)
 
 
 async def test_a_prompt_whose_answer_was_lost_is_never_left_twice_with_its_keys(

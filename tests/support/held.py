@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from fakebotapi import FakeBotApi
-from tests.support.driver import TableDriver, choose
+from tests.support.driver import GROUP_PATIENCE, TableDriver, choose
 
 # Telegram gives up on a tap left unanswered this long ("query is too old").
 TAP_WINDOW = 15.0
@@ -32,6 +32,7 @@ class Table:
     answers: list[float] = field(default_factory=list)  # seconds from a tap to its answer
     unanswered: int = 0  # taps Telegram's window closed on
     waits: list[tuple[float, float]] = field(default_factory=list)  # (pressed at, wait)
+    last_press: float | None = None  # when the last prompt of the game was pressed
     ended_at: float | None = None  # when the players had their last prompt answered
 
     @property
@@ -48,7 +49,7 @@ def seat(fake: FakeBotApi, group: int, first_user: int, size: int) -> Table:
     return Table(TableDriver(fake, group), players)
 
 
-async def play(table: Table, wait: float = 60.0) -> None:
+async def play(table: Table, wait: float = GROUP_PATIENCE) -> None:
     """Tap every prompt of the table's game as soon as it shows, until the game is over."""
     driver, last = table.driver, None
     pressed = None
@@ -65,7 +66,7 @@ async def play(table: Table, wait: float = 60.0) -> None:
         data = prompt.data(kind) or prompt.data("k")
         assert data is not None
         last = prompt.data("k")
-        pressed = time.monotonic()
+        pressed = table.last_press = time.monotonic()
         answer = await driver.press(prompt.actor, prompt.message, data, wait=TAP_WINDOW)
         if answer["answered"]:
             table.answers.append(time.monotonic() - pressed)
@@ -93,7 +94,8 @@ async def evening(
     held back for ``hold`` seconds; everyone plays to the end."""
     for table in tables:
         await table.driver.start_game(table.players[0], table.players, wait=30)
-    games = [asyncio.create_task(play(table)) for table in tables]
+    # The held game's end is told in its group once the hold is over: its players wait that long.
+    games = [asyncio.create_task(play(table, wait=hold + GROUP_PATIENCE)) for table in tables]
     await asyncio.sleep(warm_up)  # a clock: the games are under way
     if hold > 0:
         fake.flood_chat(held.group, hold)

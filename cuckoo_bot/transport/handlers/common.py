@@ -115,6 +115,7 @@ async def reachable(context: CuckooContext, s: Services, user: Player, lang: str
     except Forbidden:
         return False
     s.courier.saw(user.id, greeting.message_id)
+    s.courier.pacer.sent(user.id)  # the deal that follows keeps the chat's pace
     await chats.set_reachable(s.deps, user, True)
     return True
 
