@@ -12,6 +12,7 @@ from sqlalchemy.engine import URL
 
 from cuckoo_bot.transport.flood import POSTS
 from fakebotapi import FakeBotApi
+from fakebotapi.models import CallRecord
 from tests.support.driver import TableDriver, play_out
 
 from .conftest import (
@@ -28,6 +29,16 @@ pytestmark = pytest.mark.slow
 
 BASIC_GROUP = -5001
 SUPERGROUP = -1005001
+
+
+def posts_to(fake: FakeBotApi, chat_id: int) -> list[CallRecord]:
+    """The calls that put something in the chat or changed it: what its flood control counts (a
+    read, such as an admin check's getChatMember, is no message)."""
+    return [
+        c
+        for c in fake.calls()
+        if str(c.params.get("chat_id")) == str(chat_id) and c.method.startswith(POSTS)
+    ]
 
 
 async def test_flood_control_is_waited_out_in_its_own_chat_and_nothing_is_lost(
@@ -54,12 +65,7 @@ async def test_flood_control_is_waited_out_in_its_own_chat_and_nothing_is_lost(
     assert "started" in (table.lobby_text() or "")
     assert fake.flood_violations() == []
     first = held[0]
-    posts = [
-        c
-        for c in fake.calls()
-        if str(c.params.get("chat_id")) == str(GROUP) and c.method.startswith(POSTS)
-    ]  # a read (an admin check's getChatMember) is no message: flood control lets it be
-    early = [c for c in posts if first.time < c.time < first.time + retry_after]
+    early = [c for c in posts_to(fake, GROUP) if first.time < c.time < first.time + retry_after]
     assert early == [], [(c.method, c.status, c.time - first.time) for c in early]
 
 
@@ -88,12 +94,7 @@ async def test_a_hold_outlives_the_process_that_was_told_it(
     await bot.start()
     await fake.wait_for_message(GROUP, contains="Round 1", after=lobby.message_id, timeout=60)
     assert fake.flood_violations() == []  # neither life called the group early
-    posts = [
-        c
-        for c in fake.calls()
-        if str(c.params.get("chat_id")) == str(GROUP) and c.method.startswith(POSTS)
-    ]
-    assert all(c.time >= refused.time + 29 for c in posts if c.time > refused.time)
+    assert all(c.time >= refused.time + 29 for c in posts_to(fake, GROUP) if c.time > refused.time)
 
 
 async def test_a_prompt_whose_answer_was_lost_is_never_left_twice_with_its_keys(
