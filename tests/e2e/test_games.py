@@ -11,7 +11,7 @@ from sqlalchemy.engine import URL
 
 from fakebotapi import FakeBotApi, StoredMessage
 from tests.hostile import seen as seen_text
-from tests.support.driver import Prompt, TableDriver, play_out, rank_of
+from tests.support.driver import GROUP_PATIENCE, Prompt, TableDriver, play_out, rank_of
 
 from .conftest import (
     BOT_USERNAME,
@@ -62,7 +62,9 @@ async def start(table: TableDriver, by: int) -> None:
     assert lobby is not None
     answer = await table.press(by, lobby, lobby.button_data("Start"))
     assert answer["text"] == "Game on!", answer
-    await table.fake.wait_for_message(table.group_id, contains="Round 1", after=lobby.message_id)
+    await table.fake.wait_for_message(
+        table.group_id, contains="Round 1", after=lobby.message_id, timeout=GROUP_PATIENCE
+    )
 
 
 async def first_turn(fake: FakeBotApi, table: TableDriver) -> Prompt:
@@ -301,7 +303,10 @@ async def test_every_kind_of_action_and_outcome_shows_in_the_group(
     for _ in range(8):
         seen_before = max((m.message_id for m in fake.messages(GROUP)), default=0)
         await table.say(ANN, "/newgame")
-        lobby = await fake.wait_for_message(GROUP, contains="a new game", after=seen_before)
+        # After a game's end the group's budget (20 calls a minute) may hold the lobby back.
+        lobby = await fake.wait_for_message(
+            GROUP, contains="a new game", after=seen_before, timeout=GROUP_PATIENCE
+        )
         for user in (ANN, BEN, CAT, DON):
             await table.press(user, lobby, lobby.button_data("Join"))
         await start(table, ANN)

@@ -14,7 +14,7 @@ import pytest
 
 from fakebotapi import FakeBotApi, StoredMessage
 from tests.e2e.conftest import BOT_USERNAME, GROUP, TOKEN, BotProcess
-from tests.support.driver import TableDriver
+from tests.support.driver import GROUP_PATIENCE, TableDriver
 from tests.support.webapp import TablePage, hidden_cards_shown, sign_init_data
 
 pytestmark = pytest.mark.slow
@@ -56,6 +56,9 @@ async def started(fake: FakeBotApi, table: TableDriver) -> int:
         GROUP, "Cuckoo club", type="supergroup", members=[*PLAYERS, WATCHER], creator=PLAYERS[0]
     )
     await table.start_game(PLAYERS[0], PLAYERS)
+    # Each player's card arrives at a private chat's pace (one message a second, after the
+    # greeting): a quiet moment on the wire is not yet every card told.
+    await fake.wait_for(lambda: all(table.card_of(user) for user in PLAYERS), GROUP_PATIENCE)
     await fake.wait_idle(quiet=0.3, timeout=10)
     return game_of(table)
 
