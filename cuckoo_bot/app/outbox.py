@@ -9,7 +9,7 @@ transaction by ``settle``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -127,6 +127,17 @@ async def take_back(deps: Deps, *, everyone: bool) -> int:
         taken = await uow.outbox.take_back(everyone=everyone)
         await uow.commit()
     return taken
+
+
+async def held_elsewhere(deps: Deps, chats: Mapping[int, int | None]) -> frozenset[int]:
+    """The chats where another instance is showing something right now: it holds a notice
+    not delivered yet, older than the notice id given for the chat (any, for None). What this
+    instance would show there waits for it, and a message there that no notice accounts for
+    may be that instance's, not an orphan."""
+    if not chats:
+        return frozenset()
+    async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
+        return await uow.outbox.held_elsewhere(chats)
 
 
 async def unaccounted(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
@@ -124,6 +124,12 @@ class OutboxRepository(Protocol):
 
     async def hand_back(self) -> int:
         """Free every undelivered notice this instance holds (it is stopping)."""
+        ...
+
+    async def held_elsewhere(self, chats: Mapping[int, int | None]) -> frozenset[int]:
+        """The chats (keys of ``chats``) where another instance holds, under a lease still
+        running, a notice not delivered yet, older than the notice id given for the chat (any,
+        for None): that instance is showing something there right now."""
         ...
 
     async def newest_before(self, chat_id: int, notice_id: int) -> int:

@@ -161,6 +161,31 @@ async def test_a_notice_is_held_by_the_instance_that_made_it_until_its_lease_run
     assert await _claim(two) == [made[1].id]
 
 
+async def test_a_chat_where_another_instance_is_showing_something_is_known_as_such(
+    store: Store, clock: StepClock
+) -> None:
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        await uow.commit()
+    older, newer = await _add(one, [_note("a"), _note("b", chat_id=ANN)])
+    await _add(two, [_note("c")])  # "two" holds one in the group too
+
+    async def held(by: UnitOfWorkFactory, before: int | None = None) -> frozenset[int]:
+        async with by(read_only=True) as uow:
+            return await uow.outbox.held_elsewhere({CHAT_ID: before, ANN: before, BEA: None})
+
+    assert await held(two) == {CHAT_ID, ANN}  # "one" holds a notice in each
+    assert await held(two, before=newer) == {CHAT_ID}  # only the older one counts then
+    assert await held(two, before=older) == frozenset()
+    assert await held(one) == {CHAT_ID}  # its own are not "elsewhere"
+    await _mark(one, Delivered(older, 5))
+    assert await held(two) == {ANN}  # shown: no longer in hand
+    clock.advance(seconds=LEASE.total_seconds())
+    assert await held(two) == frozenset()  # "one" died: its lease ran out
+    assert await held(one) == frozenset()  # and "two"'s too
+
+
 async def test_a_lease_runs_out_at_its_end_for_everyone(store: Store, clock: StepClock) -> None:
     one, two = store.instance("one"), store.instance("two")
     async with one() as uow:

@@ -49,19 +49,32 @@ async def fake() -> AsyncIterator[FakeBotApi]:
         yield server
 
 
-@pytest.mark.parametrize("live", [False, True], ids=["chat only", "with the live table"])
+@pytest.mark.parametrize(
+    ("live", "alone"),
+    [(False, True), (True, True), (False, False)],
+    ids=["chat only", "with the live table", "among several instances"],
+)
 async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_12_statements(
-    fake: FakeBotApi, engine: AsyncEngine, clock: StepClock, live: bool
+    fake: FakeBotApi, engine: AsyncEngine, clock: StepClock, live: bool, alone: bool
 ) -> None:
     """Each press goes through the bot's real key handler: the update as Telegram sends it,
     the answer, and the delivery of what the move changed. With the live table on, PostgreSQL
-    also sends one NOTIFY in the move's transaction (SQLite tells the pages in process)."""
+    also sends one NOTIFY in the move's transaction (SQLite tells the pages in process). Among
+    several instances (webhooks) a batch first asks, in one read, whether another instance
+    still holds older notices of its chats (they go first): one statement more."""
     heard: list[frozenset[int]] = []
     uow_factory = sql_uow_factory(engine, clock, changed=heard.append if live else None)
     limit = LIMIT + (1 if live and engine.dialect.name == "postgresql" else 0)
+    limit += 0 if alone else 1
     deps = Deps(uow=uow_factory, rng=random.Random(4), clock=clock, turn_timeout=60)
     app = build_application(
-        TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
+        TOKEN,
+        fake.base_url,
+        deps,
+        Translator(),
+        group_rate=1000,
+        private_interval=0,
+        sole_poller=alone,
     )
     await app.initialize()  # getMe; no polling and no timers: nothing else touches the store
     courier = app.bot_data.services.courier

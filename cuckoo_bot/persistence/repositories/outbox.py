@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import cast
 
@@ -115,6 +115,28 @@ class SqlOutbox:
             .values(claimed_by=None, claim_until=None)
             .execution_options(synchronize_session=False)
         )
+
+    async def held_elsewhere(self, chats: Mapping[int, int | None]) -> frozenset[int]:
+        if not chats:
+            return frozenset()
+        older = [
+            OutboxRow.chat_id == chat
+            if before is None
+            else and_(OutboxRow.chat_id == chat, OutboxRow.id < before)
+            for chat, before in sorted(chats.items())
+        ]
+        found = await self._s.session.scalars(
+            select(OutboxRow.chat_id)
+            .where(
+                or_(*older),
+                OutboxRow.sent_at.is_(None),
+                OutboxRow.claimed_by.is_not(None),
+                OutboxRow.claimed_by != self._s.instance,
+                OutboxRow.claim_until > self._s.now(),
+            )
+            .distinct()
+        )
+        return frozenset(int(chat) for chat in found)
 
     async def newest_before(self, chat_id: int, notice_id: int) -> int:
         found = await self._s.session.scalar(

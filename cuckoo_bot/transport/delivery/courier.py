@@ -11,6 +11,12 @@ which records it in one go and says what to deliver next.
 - A group lane spends the group's budget: only the newest view of a lobby or of a round's table
   is shown, rounds that ended before their table was posted are folded into the next table,
   and what the budget does not allow now waits, coalesced, for the next run.
+- Several instances: a chat's notices are shown in order whichever instance holds them (a lane
+  waits while another instance holds older notices of its chat), and keys of a message no
+  notice accounts for are cleared only while no other instance is showing something there.
+
+The rules this keeps, (a)-(d), are in the README's "Delivery's rules" and checked by
+``tests/unit/transport/test_delivery_invariants.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from datetime import timedelta
 from typing import Any
 
@@ -46,6 +52,8 @@ from cuckoo_bot.transport.render import Renderer
 log = logging.getLogger(__name__)
 
 FRESH = timedelta(seconds=10)  # a sweep of every chat leaves younger notices to their press
+# A chat where another instance is showing older notices is looked at again this soon.
+ELSEWHERE = 0.25
 
 
 class Courier:
@@ -153,7 +161,12 @@ class Courier:
                 or n.id not in self.tools.handed
                 or n.created_at < young
             ]
-        return await self._deliver(batch, from_store=True)
+        handled = await self._deliver(batch, from_store=True)
+        shown = {n.chat_id for n in batch.notices}
+        for doubted, since in self.tools.doubts(chat_id).items():
+            if doubted not in shown:
+                await self._tidy(doubted, since)
+        return handled
 
     async def deliver(self, batch: Batch) -> int:
         return await self._deliver(batch, from_store=False)
@@ -224,10 +237,13 @@ class Courier:
             by_chat: dict[int, list[Notice]] = {}
             for notice in notices:
                 by_chat.setdefault(notice.chat_id, []).append(notice)
+            behind = await self._behind(by_chat)
             try:
                 results = await asyncio.gather(
                     *(
                         self._lane(chat, items, known, from_store, claimed, shown)
+                        if chat not in behind
+                        else self._after_elsewhere(chat)
                         for chat, items in by_chat.items()
                     )
                 )
@@ -252,6 +268,22 @@ class Courier:
             self._in_flight -= ids | claimed
         return following, sum(d.tries for d in report.delivered)
 
+    async def _behind(self, by_chat: dict[int, list[Notice]]) -> frozenset[int]:
+        """The chats where another instance still holds older notices than these: a chat's
+        notices are shown in order, whichever instance shows them (one statement, none for
+        the only process delivering)."""
+        if self.tools.alone:
+            return frozenset()
+        oldest = {chat: min(n.id for n in items) for chat, items in by_chat.items()}
+        return await outbox.held_elsewhere(self.deps, oldest)
+
+    async def _after_elsewhere(self, chat_id: int) -> LaneResult:
+        """This chat's notices wait, in this instance's hands, for the older ones another
+        instance is showing there."""
+        self._waiting.add(chat_id)
+        self._wake(chat_id, ELSEWHERE)
+        return LaneResult(waiting=True)
+
     async def _lane(
         self,
         chat_id: int,
@@ -262,11 +294,9 @@ class Courier:
         shown: Shown,
     ) -> LaneResult:
         logfields.bind(chat_id=chat_id, game_id=notices[0].game_id if notices else None)
-        lock = self._lanes.setdefault(chat_id, asyncio.Lock())
-        self._lane_users[chat_id] = self._lane_users.get(chat_id, 0) + 1
         lane: Lane | None = None
         try:
-            async with lock:
+            async with self._chat(chat_id):
                 if not from_store and chat_id in self._waiting:
                     # Older notices of this chat wait in the outbox: these wait with them, in
                     # order, unless the chat may be written to again now; then all go together.
@@ -309,11 +339,36 @@ class Courier:
             self._waiting.add(chat_id)
             self._wake(chat_id)
             return result
+
+    @contextlib.asynccontextmanager
+    async def _chat(self, chat_id: int) -> AsyncIterator[None]:
+        """One lane at a time in a chat, in this process."""
+        lock = self._lanes.setdefault(chat_id, asyncio.Lock())
+        self._lane_users[chat_id] = self._lane_users.get(chat_id, 0) + 1
+        try:
+            async with lock:
+                yield
         finally:
             self._lane_users[chat_id] -= 1
             if not self._lane_users[chat_id]:
                 del self._lane_users[chat_id]
                 del self._lanes[chat_id]
+
+    async def _tidy(self, chat_id: int, since: int) -> None:
+        """A private chat in doubt (a send whose answer was lost, a prompt another process may
+        have shown) with nothing to show: what no notice accounts for loses its keys, once no
+        other instance is showing something there."""
+        async with self._chat(chat_id):
+            if not self.tools.doubted(chat_id):
+                return
+            lane = PrivateLane(self.tools, chat_id, Known(Batch([])), Shown())
+            try:
+                await lane.tidy(since)
+            except Exception as exc:
+                log.info("keys in chat %s not cleared yet: %r", chat_id, exc)
+                lane.result.deferred = True
+            if lane.result.deferred:
+                self._wake(chat_id, ELSEWHERE)
 
     def _note_recent(self, chat_id: int, shown: list[SentMessage]) -> None:
         if not shown:
@@ -331,15 +386,15 @@ class Courier:
             return True
         return not self.budget.next_free(chat_id) and not self.budget.calm(chat_id)
 
-    def _wake(self, chat_id: int) -> None:
+    def _wake(self, chat_id: int, soon: float | None = None) -> None:
         """Run this chat's lane again once its budget allows a call, or once Telegram takes
-        calls to it again (a 429), or soon after a fault."""
+        calls to it again (a 429), or soon after a fault (or ``soon``, at the earliest)."""
         wait = (
             max(self.budget.next_free(chat_id), self.budget.calm(chat_id))
             if chat_id < 0
-            else max(1.0, self.floods.left(chat_id))
+            else max(1.0 if soon is None else soon, self.floods.left(chat_id))
         )
-        delay = max(wait, 0.05)
+        delay = max(wait, soon or 0.05)
         if chat_id in self._wakeups or self._closing:
             return
         loop = asyncio.get_running_loop()

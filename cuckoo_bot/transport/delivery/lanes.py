@@ -69,7 +69,7 @@ class Tools:
         # Private chats where a notice left over from before a restart was not sent (its turn
         # was over by then): the process before may have shown it, keys and all, and the store
         # never learnt its message. The next message sent there clears the keys before it.
-        self._doubted: set[int] = set()
+        self._doubted: dict[int, int] = {}  # chat: its oldest doubtful notice
 
     def hand(self, batch: Batch) -> None:
         for notice in batch.notices:
@@ -100,17 +100,26 @@ class Tools:
         """Made by another process: it may have been shown already, its mark lost with it."""
         return self.left_over(notice) or notice.id not in self.handed
 
-    def doubt(self, chat_id: int) -> None:
-        """A leftover of this private chat was dropped unsent: maybe shown before the restart."""
-        if len(self._doubted) < 100_000:
-            self._doubted.add(chat_id)
+    def doubt(self, chat_id: int, notice_id: int) -> None:
+        """A notice of this private chat may have been shown without the store learning its
+        message (a send whose answer was lost, a leftover of another process): it stands after
+        the newest message the notices before it put there. The oldest such notice is kept."""
+        if chat_id in self._doubted or len(self._doubted) < 100_000:
+            self._doubted[chat_id] = min(self._doubted.get(chat_id, notice_id), notice_id)
 
     def doubted(self, chat_id: int) -> bool:
         return chat_id in self._doubted
 
+    def doubts(self, chat_id: int | None = None) -> dict[int, int]:
+        """The chats in doubt (this one, or every one), each with its oldest doubtful notice."""
+        if chat_id is not None:
+            found = self._doubted.get(chat_id)
+            return {} if found is None else {chat_id: found}
+        return dict(self._doubted)
+
     def settled(self, chat_id: int) -> None:
         """The keys before the chat's newest message were cleared: no doubt left."""
-        self._doubted.discard(chat_id)
+        self._doubted.pop(chat_id, None)
 
 
 class Known:

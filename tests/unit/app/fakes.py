@@ -8,7 +8,7 @@ instance at a time under a lease, and sent notices are pruned.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
@@ -286,6 +286,22 @@ class FakeOutbox:
         for i in mine:
             self.w.claims[i] = (None, None)
         return len(mine)
+
+    async def held_elsewhere(self, chats: Mapping[int, int | None]) -> frozenset[int]:
+        now = self.now()
+        found = set()
+        for i in self._undelivered():
+            holder, until = self.w.claims.get(i, (None, None))
+            chat = self.w.outbox[i].chat_id
+            if (
+                chat in chats
+                and (chats[chat] is None or i < (chats[chat] or 0))
+                and holder not in (None, self.instance)
+                and until is not None
+                and until > now
+            ):
+                found.add(chat)
+        return frozenset(found)
 
     def _shown_in(self, chat_id: int) -> dict[int, int]:
         return {
