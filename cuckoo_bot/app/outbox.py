@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
 from cuckoo_bot.app.notices import Notice
-from cuckoo_bot.app.notices.row import Delivered, SentMessage
+from cuckoo_bot.app.notices.row import Delivered, Elsewhere, SentMessage
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
 
@@ -29,6 +29,7 @@ class Batch:
     games: dict[int, Game] = field(default_factory=dict)  # each with its ``chat`` loaded
     players: dict[PlayerId, Player] = field(default_factory=dict)
     sent: list[SentMessage] = field(default_factory=list)
+    read_at: datetime | None = None  # when ``sent`` was read from the store
 
     def __bool__(self) -> bool:
         return bool(self.notices)
@@ -38,6 +39,8 @@ class Batch:
         self.games.update(other.games)
         self.players.update(other.players)
         self.sent += other.sent
+        reads = [t for t in (self.read_at, other.read_at) if t is not None]
+        self.read_at = min(reads, default=None)
 
 
 def people(game: Game) -> list[PlayerId]:
@@ -58,7 +61,13 @@ async def write(
     if players is None:
         players = await uow.players.get_many(people(game))
     sent = await uow.outbox.sent(game.id)
-    return Batch(notices=notices, games={game.id: game}, players=players, sent=sent)
+    return Batch(
+        notices=notices,
+        games={game.id: game},
+        players=players,
+        sent=sent,
+        read_at=notices[0].created_at,
+    )
 
 
 # Several instances share the outbox: a notice is held by one at a time, for ``LEASE`` unless
@@ -91,6 +100,7 @@ def failed(notice: Notice, reason: str, now: datetime) -> Delivered:
 async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = ()) -> Batch:
     """Claim the notices not delivered yet that no other instance holds, oldest first (one
     chat's, or everyone's), with their context."""
+    read_at = deps.clock.now()
     async with deps.uow() as uow:
         claimed = await uow.outbox.claim(chat_id, limit=500)
         notices = [n for n in claimed if n.id not in skip]
@@ -108,7 +118,7 @@ async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = 
         ids |= {n.chat_id for n in notices if n.kind.private}
         players = await uow.players.get_many(sorted(ids))
         await uow.commit()
-    return Batch(notices=notices, games=games, players=players, sent=sent)
+    return Batch(notices=notices, games=games, players=players, sent=sent, read_at=read_at)
 
 
 async def renew(deps: Deps, ids: Collection[int]) -> None:
@@ -129,15 +139,48 @@ async def take_back(deps: Deps, *, everyone: bool) -> int:
     return taken
 
 
-async def held_elsewhere(deps: Deps, chats: Mapping[int, int | None]) -> frozenset[int]:
-    """The chats where another instance is showing something right now: it holds a notice
-    not delivered yet, older than the notice id given for the chat (any, for None). What this
-    instance would show there waits for it, and a message there that no notice accounts for
-    may be that instance's, not an orphan."""
+async def elsewhere(
+    deps: Deps, chats: Mapping[int, int | None], since: datetime | None = None
+) -> Elsewhere:
+    """What other deliveries are doing or did in these chats (one statement): where another
+    instance still holds notices older than the id given for the chat (they are shown first;
+    and a message there that no notice accounts for may be that instance's, not an orphan),
+    and where a notice older than that was shown at ``since`` or later (a batch that read the
+    chats' messages at ``since`` reads them again there)."""
     if not chats:
-        return frozenset()
+        return Elsewhere()
     async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
-        return await uow.outbox.held_elsewhere(chats)
+        return await uow.outbox.elsewhere(chats, since)
+
+
+async def reread(deps: Deps, game_ids: Collection[int]) -> list[SentMessage]:
+    """The games' messages later notices may edit, as the store has them now."""
+    found: list[SentMessage] = []
+    async with deps.uow(read_only=True) as uow:
+        for game_id in sorted(game_ids):
+            found += await uow.outbox.sent(game_id)
+    return found
+
+
+async def doubt(deps: Deps, chat_id: int, since: int) -> None:
+    """A message may stand in this private chat that the store never learnt of (a send whose
+    answer was lost): written down, so any instance clears its keys, not only this one."""
+    async with deps.uow() as uow:
+        await uow.outbox.doubt(chat_id, since)
+        await uow.commit()
+
+
+async def doubts(deps: Deps) -> dict[int, int]:
+    """Every private chat in doubt, with its oldest doubtful notice (one statement)."""
+    async with deps.uow(autocommit=True) as uow:
+        return await uow.outbox.doubts()
+
+
+async def settle_doubt(deps: Deps, chat_id: int, since: int) -> None:
+    """The keys of what no notice accounts for in the chat are cleared: no doubt left."""
+    async with deps.uow(autocommit=True) as uow:
+        await uow.outbox.settle_doubt(chat_id, since)
+        await uow.commit()
 
 
 async def unaccounted(

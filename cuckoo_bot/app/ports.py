@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
-from cuckoo_bot.app.notices import Notice
+from cuckoo_bot.app.notices import Elsewhere, Notice
 from cuckoo_bot.domain.actions import PlayerId
 
 if TYPE_CHECKING:
@@ -126,10 +126,26 @@ class OutboxRepository(Protocol):
         """Free every undelivered notice this instance holds (it is stopping)."""
         ...
 
-    async def held_elsewhere(self, chats: Mapping[int, int | None]) -> frozenset[int]:
-        """The chats (keys of ``chats``) where another instance holds, under a lease still
-        running, a notice not delivered yet, older than the notice id given for the chat (any,
-        for None): that instance is showing something there right now."""
+    async def elsewhere(
+        self, chats: Mapping[int, int | None], since: datetime | None = None
+    ) -> Elsewhere:
+        """For the chats (keys of ``chats``): where another instance holds, under a lease
+        still running, a notice not delivered yet older than the notice id given for the chat
+        (any, for None): that instance is showing something there right now; and where a
+        notice older than that id was shown (sent or edited) at ``since`` or later."""
+        ...
+
+    async def doubt(self, chat_id: int, since: int) -> None:
+        """A message may stand in this private chat that the store never learnt of, after the
+        newest one the notices before notice ``since`` put there (the oldest doubt is kept)."""
+        ...
+
+    async def doubts(self) -> dict[int, int]:
+        """Every chat in doubt, with its oldest doubtful notice."""
+        ...
+
+    async def settle_doubt(self, chat_id: int, since: int) -> None:
+        """The doubt since notice ``since`` is cleared (an older one recorded since stays)."""
         ...
 
     async def newest_before(self, chat_id: int, notice_id: int) -> int:

@@ -282,3 +282,15 @@ class FloodWaitRow(Base):
 
     chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     until: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
+
+
+class DeliveryDoubtRow(Base):
+    """A private chat where a message may stand that the store never learnt of (a send whose
+    answer was lost, a notice another process may have shown before it died): it stands after
+    the newest message the notices before ``since`` put there. Any instance clears its keys
+    (once no other instance is showing something there) and deletes the row."""
+
+    __tablename__ = "delivery_doubts"
+
+    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    since: Mapped[int] = mapped_column(BigInteger)  # the oldest doubtful notice

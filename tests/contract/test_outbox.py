@@ -161,7 +161,7 @@ async def test_a_notice_is_held_by_the_instance_that_made_it_until_its_lease_run
     assert await _claim(two) == [made[1].id]
 
 
-async def test_a_chat_where_another_instance_is_showing_something_is_known_as_such(
+async def test_where_another_instance_is_showing_something_or_showed_it_since_a_read(
     store: Store, clock: StepClock
 ) -> None:
     one, two = store.instance("one"), store.instance("two")
@@ -173,17 +173,56 @@ async def test_a_chat_where_another_instance_is_showing_something_is_known_as_su
 
     async def held(by: UnitOfWorkFactory, before: int | None = None) -> frozenset[int]:
         async with by(read_only=True) as uow:
-            return await uow.outbox.held_elsewhere({CHAT_ID: before, ANN: before, BEA: None})
+            found = await uow.outbox.elsewhere({CHAT_ID: before, ANN: before, BEA: None})
+            return found.held
 
     assert await held(two) == {CHAT_ID, ANN}  # "one" holds a notice in each
     assert await held(two, before=newer) == {CHAT_ID}  # only the older one counts then
     assert await held(two, before=older) == frozenset()
     assert await held(one) == {CHAT_ID}  # its own are not "elsewhere"
+    read = clock.now()
+    clock.advance(seconds=1)
     await _mark(one, Delivered(older, 5))
     assert await held(two) == {ANN}  # shown: no longer in hand
+    async with two(read_only=True) as uow:  # and shown since a batch read the chats
+        found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None}, since=read)
+        assert (found.held, found.shown) == ({ANN}, {CHAT_ID})
+        found = await uow.outbox.elsewhere({CHAT_ID: older, ANN: None}, since=read)
+        assert (found.held, found.shown) == ({ANN}, frozenset())  # not older than the batch's
+        found = await uow.outbox.elsewhere({CHAT_ID: None}, since=clock.now())
+        assert found.shown == {CHAT_ID}  # at that very moment counts
+        found = await uow.outbox.elsewhere(
+            {CHAT_ID: None}, since=clock.now() + timedelta(seconds=1)
+        )
+        assert found.shown == frozenset()  # not since then
     clock.advance(seconds=LEASE.total_seconds())
     assert await held(two) == frozenset()  # "one" died: its lease ran out
     assert await held(one) == frozenset()  # and "two"'s too
+
+
+async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_settled(
+    store: Store,
+) -> None:
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await uow.outbox.doubt(ANN, 40)
+        await uow.outbox.doubt(ANN, 50)  # a later doubt: the oldest is kept
+        await uow.outbox.doubt(BEA, 45)
+        await uow.commit()
+    async with two() as uow:
+        assert await uow.outbox.doubts() == {ANN: 40, BEA: 45}
+        await uow.outbox.doubt(ANN, 30)  # an older one replaces it
+        await uow.commit()
+    async with one() as uow:
+        await uow.outbox.settle_doubt(ANN, 40)  # cleared since 40: the doubt since 30 stays
+        await uow.outbox.settle_doubt(BEA, 45)
+        await uow.commit()
+    async with two() as uow:
+        assert await uow.outbox.doubts() == {ANN: 30}
+        await uow.outbox.settle_doubt(ANN, 30)
+        await uow.commit()
+    async with one(read_only=True) as uow:
+        assert await uow.outbox.doubts() == {}
 
 
 async def test_a_lease_runs_out_at_its_end_for_everyone(store: Store, clock: StepClock) -> None:

@@ -88,6 +88,7 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
         started = await lobby.start(deps, GROUP, people[0], is_admin=False)
         assert started.batch is not None
         await courier.deliver(started.batch)
+        clock.advance(seconds=2)  # the first press comes after the table was shown
         driver = TableDriver(fake, GROUP)
 
         counter = Statements(engine)

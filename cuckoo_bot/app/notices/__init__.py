@@ -27,7 +27,7 @@ from cuckoo_bot.app.notices.payloads import (
     TurnView,
 )
 from cuckoo_bot.app.notices.policy import Bulletin, last_result
-from cuckoo_bot.app.notices.row import Delivered, Notice, SentMessage
+from cuckoo_bot.app.notices.row import Delivered, Elsewhere, Notice, SentMessage
 
 __all__ = [
     "PAYLOADS",
@@ -37,6 +37,7 @@ __all__ = [
     "CloseReason",
     "DealNote",
     "Delivered",
+    "Elsewhere",
     "Exit",
     "GameOverView",
     "LobbyView",

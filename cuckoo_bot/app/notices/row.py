@@ -49,3 +49,15 @@ class Delivered:
     error: str | None = None  # why it was not shown (superseded, refused, ...)
     tries: int = 1  # 0: only the keys of an earlier message were cleared
     retry_at: datetime | None = None  # failed this time: any instance may try again from then
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """What other deliveries did in some chats, as a batch about to show there asks."""
+
+    # Chats where another instance holds, under a running lease, notices older than the
+    # batch's: they go first.
+    held: frozenset[int] = frozenset()
+    # Chats where a notice was shown since the batch read the chats' messages: what it read
+    # there may be out of date.
+    shown: frozenset[int] = frozenset()

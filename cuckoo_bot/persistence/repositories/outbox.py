@@ -24,13 +24,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
-from cuckoo_bot.app.notices import Delivered, Notice, NoticeKind, SentMessage
+from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind, SentMessage
 from cuckoo_bot.persistence.mapping import (
     notice_from_row,
     notice_values,
 )
 from cuckoo_bot.persistence.models import (
     OPEN_GAME,
+    DeliveryDoubtRow,
     GameRow,
     OutboxRow,
 )
@@ -116,27 +117,60 @@ class SqlOutbox:
             .execution_options(synchronize_session=False)
         )
 
-    async def held_elsewhere(self, chats: Mapping[int, int | None]) -> frozenset[int]:
+    async def elsewhere(
+        self, chats: Mapping[int, int | None], since: datetime | None = None
+    ) -> Elsewhere:
         if not chats:
-            return frozenset()
+            return Elsewhere()
         older = [
             OutboxRow.chat_id == chat
             if before is None
             else and_(OutboxRow.chat_id == chat, OutboxRow.id < before)
             for chat, before in sorted(chats.items())
         ]
-        found = await self._s.session.scalars(
-            select(OutboxRow.chat_id)
-            .where(
-                or_(*older),
-                OutboxRow.sent_at.is_(None),
-                OutboxRow.claimed_by.is_not(None),
-                OutboxRow.claimed_by != self._s.instance,
-                OutboxRow.claim_until > self._s.now(),
-            )
+        held = and_(
+            OutboxRow.sent_at.is_(None),
+            OutboxRow.claimed_by.is_not(None),
+            OutboxRow.claimed_by != self._s.instance,
+            OutboxRow.claim_until > self._s.now(),
+        )
+        either = [held]
+        if since is not None:
+            either.append(and_(OutboxRow.sent_at >= since, OutboxRow.message_id.is_not(None)))
+        rows = await self._s.session.execute(
+            select(OutboxRow.chat_id, OutboxRow.sent_at.is_(None))
+            .where(or_(*older), or_(*either))
             .distinct()
         )
-        return frozenset(int(chat) for chat in found)
+        found = rows.all()
+        return Elsewhere(
+            held=frozenset(int(chat) for chat, pending in found if pending),
+            shown=frozenset(int(chat) for chat, pending in found if not pending),
+        )
+
+    async def doubt(self, chat_id: int, since: int) -> None:
+        table = DeliveryDoubtRow.__table__
+        statement = self._s.insert(table).values(chat_id=chat_id, since=since)
+        await self._s.session.execute(
+            statement.on_conflict_do_update(
+                index_elements=[DeliveryDoubtRow.chat_id],
+                set_={"since": since},
+                where=DeliveryDoubtRow.since > since,
+            )
+        )
+
+    async def doubts(self) -> dict[int, int]:
+        rows = await self._s.session.execute(
+            select(DeliveryDoubtRow.chat_id, DeliveryDoubtRow.since)
+        )
+        return {int(chat): int(since) for chat, since in rows.all()}
+
+    async def settle_doubt(self, chat_id: int, since: int) -> None:
+        await self._s.session.execute(
+            delete(DeliveryDoubtRow)
+            .where(DeliveryDoubtRow.chat_id == chat_id, DeliveryDoubtRow.since >= since)
+            .execution_options(synchronize_session=False)
+        )
 
     async def newest_before(self, chat_id: int, notice_id: int) -> int:
         found = await self._s.session.scalar(

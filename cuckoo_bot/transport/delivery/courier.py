@@ -26,7 +26,7 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Coroutine
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from telegram import Bot
@@ -162,6 +162,8 @@ class Courier:
                 or n.created_at < young
             ]
         handled = await self._deliver(batch, from_store=True)
+        if chat_id is None:
+            self.tools.learn_doubts(await outbox.doubts(self.deps))
         shown = {n.chat_id for n in batch.notices}
         for doubted, since in self.tools.doubts(chat_id).items():
             if doubted not in shown:
@@ -237,7 +239,7 @@ class Courier:
             by_chat: dict[int, list[Notice]] = {}
             for notice in notices:
                 by_chat.setdefault(notice.chat_id, []).append(notice)
-            behind = await self._behind(by_chat)
+            behind = await self._behind(by_chat, known, batch.read_at)
             try:
                 results = await asyncio.gather(
                     *(
@@ -268,14 +270,27 @@ class Courier:
             self._in_flight -= ids | claimed
         return following, sum(d.tries for d in report.delivered)
 
-    async def _behind(self, by_chat: dict[int, list[Notice]]) -> frozenset[int]:
+    async def _behind(
+        self, by_chat: dict[int, list[Notice]], known: Known, read_at: datetime | None
+    ) -> frozenset[int]:
         """The chats where another instance still holds older notices than these: a chat's
-        notices are shown in order, whichever instance shows them (one statement, none for
-        the only process delivering)."""
+        notices are shown in order, whichever instance shows them. Where a notice was shown
+        since the batch read its chats' messages, they are read again (one statement, and a
+        read more only then; none for the only process delivering)."""
         if self.tools.alone:
             return frozenset()
         oldest = {chat: min(n.id for n in items) for chat, items in by_chat.items()}
-        return await outbox.held_elsewhere(self.deps, oldest)
+        found = await outbox.elsewhere(self.deps, oldest, read_at)
+        stale = {
+            n.game_id
+            for chat in found.shown - found.held
+            for n in by_chat[chat]
+            if n.game_id is not None
+        }
+        if stale:
+            for sent in await outbox.reread(self.deps, stale):
+                known.remember(sent)
+        return found.held
 
     async def _after_elsewhere(self, chat_id: int) -> LaneResult:
         """This chat's notices wait, in this instance's hands, for the older ones another
@@ -361,7 +376,10 @@ class Courier:
         async with self._chat(chat_id):
             if not self.tools.doubted(chat_id):
                 return
-            lane = PrivateLane(self.tools, chat_id, Known(Batch([])), Shown())
+            known = Known(Batch([]))
+            for sent in self._recent.get(chat_id, {}).values():
+                known.remember(sent)  # shown by this process, maybe not marked yet
+            lane = PrivateLane(self.tools, chat_id, known, Shown())
             try:
                 await lane.tidy(since)
             except Exception as exc:

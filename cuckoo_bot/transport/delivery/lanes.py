@@ -66,9 +66,9 @@ class Tools:
         # they stand when it runs (``current``).
         self._keys_gone: OrderedDict[int, None] = OrderedDict()
         self.marking = asyncio.Lock()
-        # Private chats where a notice left over from before a restart was not sent (its turn
-        # was over by then): the process before may have shown it, keys and all, and the store
-        # never learnt its message. The next message sent there clears the keys before it.
+        # Private chats where a message may stand that the store never learnt of (a send whose
+        # answer was lost, a leftover another process may have shown): the store's
+        # ``delivery_doubts``, as last read (every sweep) or written by this process.
         self._doubted: dict[int, int] = {}  # chat: its oldest doubtful notice
 
     def hand(self, batch: Batch) -> None:
@@ -100,12 +100,17 @@ class Tools:
         """Made by another process: it may have been shown already, its mark lost with it."""
         return self.left_over(notice) or notice.id not in self.handed
 
-    def doubt(self, chat_id: int, notice_id: int) -> None:
+    async def doubt(self, chat_id: int, notice_id: int) -> None:
         """A notice of this private chat may have been shown without the store learning its
         message (a send whose answer was lost, a leftover of another process): it stands after
-        the newest message the notices before it put there. The oldest such notice is kept."""
-        if chat_id in self._doubted or len(self._doubted) < 100_000:
-            self._doubted[chat_id] = min(self._doubted.get(chat_id, notice_id), notice_id)
+        the newest message the notices before it put there. Written to the store (the oldest
+        such notice is kept), so any instance clears it."""
+        self._doubted[chat_id] = min(self._doubted.get(chat_id, notice_id), notice_id)
+        await outbox.doubt(self.deps, chat_id, notice_id)
+
+    def learn_doubts(self, doubts: dict[int, int]) -> None:
+        """The chats in doubt as the store has them (read at every sweep)."""
+        self._doubted = dict(doubts)
 
     def doubted(self, chat_id: int) -> bool:
         return chat_id in self._doubted
@@ -117,9 +122,11 @@ class Tools:
             return {} if found is None else {chat_id: found}
         return dict(self._doubted)
 
-    def settled(self, chat_id: int) -> None:
-        """The keys before the chat's newest message were cleared: no doubt left."""
-        self._doubted.pop(chat_id, None)
+    async def settled(self, chat_id: int) -> None:
+        """The keys of what no notice accounts for in the chat were cleared: no doubt left."""
+        since = self._doubted.pop(chat_id, None)
+        if since is not None:
+            await outbox.settle_doubt(self.deps, chat_id, since)
 
 
 class Known:
@@ -134,6 +141,7 @@ class Known:
         # A player's newest answered prompt (no keys left): the next deal edits it.
         self.newest_played: dict[tuple[int, int], SentMessage] = {}
         self.newest: dict[int, int] = {}  # chat: the newest message the bot sent there
+        self.shown: dict[int, set[int]] = {}  # chat: every message known to show a notice
         for sent in batch.sent:
             self.remember(sent)
 
@@ -141,6 +149,7 @@ class Known:
         notice = sent.notice
         chat, game = notice.chat_id, notice.game_id or 0
         self.newest[chat] = max(self.newest.get(chat, 0), sent.newest, sent.message_id)
+        self.shown.setdefault(chat, set()).add(sent.message_id)
         if notice.kind is NoticeKind.TABLE:
             known = self.newest_table.get((chat, game))
             if known is None or known.notice.id < notice.id:

@@ -60,7 +60,7 @@ class PrivateLane(Lane):
                     self.skip(notice, "not a private notice")
             except Unreachable as exc:
                 if exc.maybe_sent:  # shown, maybe: the next message here clears its keys
-                    self.tools.doubt(self.chat_id, notice.id)
+                    await self.tools.doubt(self.chat_id, notice.id)
                 self.result.waiting = True
                 return self.result
             except Forbidden as exc:
@@ -143,11 +143,9 @@ class PrivateLane(Lane):
         # a card dealt or a move answered left nothing to clear.
         orphan_keys = self.tools.maybe_shown(notice) and keys_live(rendered.keyboard)
         if orphan_keys or doubted:
-            await self._clear_orphans(notice.id, notice.game_id, below=message.message_id)
+            await self._clear_orphans(notice.id, below=message.message_id)
 
-    async def _clear_orphans(
-        self, notice_id: int, game_id: int | None, below: int | None = None
-    ) -> None:
+    async def _clear_orphans(self, notice_id: int, below: int | None = None) -> None:
         """A notice left over from before a restart may have been shown already, its mark lost
         with the process: that message stands after the newest one an earlier notice put in
         the chat (a chat's notices are shown in order), and no notice accounts for it. The
@@ -158,13 +156,13 @@ class PrivateLane(Lane):
         no notice accounts for yet may be its own: the chat stays in doubt and is looked at
         again soon (``Courier.sweep``), the keys cleared once that instance is done."""
         deps, chat = self.tools.deps, self.chat_id
-        if not self.tools.alone and await outbox.held_elsewhere(deps, {chat: None}):
-            self.tools.doubt(chat, notice_id)
+        if not self.tools.alone and (await outbox.elsewhere(deps, {chat: None})).held:
+            await self.tools.doubt(chat, notice_id)
             self.result.deferred = True
             return
         ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
         known = {d.message_id for d in self.result.delivered if d.message_id}
-        known |= {s.message_id for s in self.known.live.get((chat, game_id or 0), [])}
+        known |= self.known.shown.get(chat, set())
         for message_id in [m for m in ids if m not in known][:GAP]:
             try:
                 await self.tools.calls.remove_keys(chat, message_id)
@@ -172,17 +170,17 @@ class PrivateLane(Lane):
                 raise
             except TelegramError as exc:
                 log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
-        self.tools.settled(chat)
+        await self.tools.settled(chat)
 
     async def tidy(self, notice_id: int) -> None:
         """A chat in doubt since notice ``notice_id``, with nothing to show: what no notice
         accounts for, after the newest message the notices before it put there, loses its
         keys now."""
-        await self._clear_orphans(notice_id, None)
+        await self._clear_orphans(notice_id)
 
     async def _doubt_shown(self, notice: Notice) -> None:
         """A prompt another process may have shown is over: its keys must not stay."""
-        await self._clear_orphans(notice.id, notice.game_id)
+        await self._clear_orphans(notice.id)
 
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""

@@ -16,7 +16,7 @@ from typing import Self
 
 from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
-from cuckoo_bot.app.notices import Delivered, Notice, NoticeKind, SentMessage
+from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind, SentMessage
 from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
@@ -51,6 +51,7 @@ class World:
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
     holds: dict[int, datetime] = field(default_factory=dict)  # chat: refused until
+    doubts: dict[int, int] = field(default_factory=dict)  # chat: its oldest doubtful notice
     next_id: int = 1
     commits: int = 0
 
@@ -287,21 +288,33 @@ class FakeOutbox:
             self.w.claims[i] = (None, None)
         return len(mine)
 
-    async def held_elsewhere(self, chats: Mapping[int, int | None]) -> frozenset[int]:
+    async def elsewhere(
+        self, chats: Mapping[int, int | None], since: datetime | None = None
+    ) -> Elsewhere:
         now = self.now()
-        found = set()
-        for i in self._undelivered():
+        held, shown = set(), set()
+        for i, notice in self.w.outbox.items():
+            chat = notice.chat_id
+            if chat not in chats or (chats[chat] is not None and i >= (chats[chat] or 0)):
+                continue
             holder, until = self.w.claims.get(i, (None, None))
-            chat = self.w.outbox[i].chat_id
-            if (
-                chat in chats
-                and (chats[chat] is None or i < (chats[chat] or 0))
-                and holder not in (None, self.instance)
-                and until is not None
-                and until > now
-            ):
-                found.add(chat)
-        return frozenset(found)
+            done = self.w.sent.get(i)
+            if done is None and holder not in (None, self.instance) and until and until > now:
+                held.add(chat)
+            message = self.w.messages.get(i, (None, False))[0]
+            if done is not None and since is not None and done >= since and message is not None:
+                shown.add(chat)
+        return Elsewhere(frozenset(held), frozenset(shown))
+
+    async def doubt(self, chat_id: int, since: int) -> None:
+        self.w.doubts[chat_id] = min(self.w.doubts.get(chat_id, since), since)
+
+    async def doubts(self) -> dict[int, int]:
+        return dict(self.w.doubts)
+
+    async def settle_doubt(self, chat_id: int, since: int) -> None:
+        if self.w.doubts.get(chat_id, since - 1) >= since:
+            del self.w.doubts[chat_id]
 
     def _shown_in(self, chat_id: int) -> dict[int, int]:
         return {
