@@ -135,6 +135,11 @@ class OutboxRepository(Protocol):
         notice older than that id was shown (sent or edited) at ``since`` or later."""
         ...
 
+    async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
+        """Running games (this one, or any) with no prompt or group ask that is on its way
+        (not delivered yet) or shows its keys: a game whose turn may wait for nobody."""
+        ...
+
     async def doubt(self, chat_id: int, since: int) -> None:
         """A message may stand in this private chat that the store never learnt of, after the
         newest one the notices before notice ``since`` put there (the oldest doubt is kept)."""

@@ -15,7 +15,7 @@ from telegram import (
 from telegram.constants import FloodLimit, ParseMode
 from telegram.ext import Application, ApplicationBuilder, Defaults
 
-from cuckoo_bot.app import chats, outbox, play
+from cuckoo_bot.app import chats, outbox, play, repair
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.app.ports import CallLedger
@@ -122,6 +122,20 @@ def build_application(
             await courier.deliver(outcome.batch)
 
     last_prune = deps.clock.now() - OUTBOX_PRUNE_INTERVAL  # the first sweep prunes
+    last_look = deps.clock.now()
+
+    async def look_for_stalls() -> None:
+        """A running game whose turn nothing asks for is asked again, loudly."""
+        nonlocal last_look
+        if deps.clock.now() - last_look < repair.LOOK_EVERY:
+            return
+        last_look = deps.clock.now()
+        repaired, batch = await repair.stalled(deps)
+        for game_id in repaired:
+            log.warning("game %s: no message asked its turn with keys; asked again", game_id)
+            metrics.repaired("prompt")
+        if batch:
+            await courier.deliver(batch)
 
     async def sweep() -> None:
         nonlocal last_prune
@@ -130,6 +144,7 @@ def build_application(
             await expire(game_id)
         floods.learn(await chats.held(deps))  # what every instance was told by Telegram
         await courier.sweep()
+        await look_for_stalls()
         budget.forget_idle()
         if deps.clock.now() - last_prune >= OUTBOX_PRUNE_INTERVAL:
             last_prune = deps.clock.now()

@@ -100,6 +100,15 @@ class Metrics:
         )
         self.holds: Counter[str] = Counter()
 
+        self._repairs = PromCounter(
+            "cuckoo_delivery_repairs",
+            "Stalls the sweeper found and repaired, by what: prompt (a running game's turn"
+            " that no message asked with its keys, asked again).",
+            ["what"],
+            registry=self.registry,
+        )
+        self.repairs: Counter[str] = Counter()
+
         self._http = PromCounter(
             "cuckoo_http_refused",
             "Connections and requests the bot's HTTP server turned away, by why: slow (no"
@@ -112,6 +121,10 @@ class Metrics:
     def http_refused(self, reason: str, count: int = 1) -> None:
         self.refusals[reason] += count
         self._http.labels(reason).inc(count)
+
+    def repaired(self, what: str) -> None:
+        self.repairs[what] += 1
+        self._repairs.labels(what).inc()
 
     def flood_hold(self, chat_id: int | None) -> None:
         held = "all" if chat_id is None else "group" if chat_id < 0 else "private"

@@ -27,7 +27,7 @@ from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.cards import Card
 from tests.contract.conftest import Store
 from tests.databases import StepClock
-from tests.integration.builders import CHAT_ID, PLAYERS, lobby, seed
+from tests.integration.builders import CHAT_ID, PLAYERS, lobby, seed, start
 
 ACE = Card.from_code("AS")
 ANN, BEA = PLAYERS[0].id, PLAYERS[1].id
@@ -223,6 +223,36 @@ async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_set
         await uow.commit()
     async with one(read_only=True) as uow:
         assert await uow.outbox.doubts() == {}
+
+
+async def test_a_running_game_whose_turn_nothing_asks_for_is_found(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+    async with uow_factory() as uow:
+        await seed(uow, (CHAT_ID, CHAT_ID - 1, CHAT_ID - 2, CHAT_ID - 3))
+        games = []
+        for offset in range(3):
+            game = lobby(chat_id=CHAT_ID - offset)
+            start(game, clock.now())
+            games.append(await uow.games.add(game))
+        waiting = await uow.games.add(lobby(chat_id=CHAT_ID - 3))  # a lobby asks nothing
+        await uow.commit()
+    asked, shown, lost = games
+
+    def prompt(game_id: int) -> Notice:
+        return Notice(NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game_id)
+
+    on_its_way, with_keys, without = prompt(asked.id), prompt(shown.id), prompt(lost.id)
+    await _add(uow_factory, [on_its_way, with_keys, without])
+    await _mark(uow_factory, Delivered(with_keys.id, 7, True), Delivered(without.id, 8, False))
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.unprompted() == [lost.id]
+        assert await uow.outbox.unprompted(lost.id) == [lost.id]
+        assert await uow.outbox.unprompted(shown.id) == []
+        assert waiting.id not in await uow.outbox.unprompted()
+    await _mark(uow_factory, Delivered(with_keys.id, 7, False))  # its keys came off
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.unprompted() == [shown.id, lost.id]
 
 
 async def test_a_lease_runs_out_at_its_end_for_everyone(store: Store, clock: StepClock) -> None:

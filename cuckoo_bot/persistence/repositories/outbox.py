@@ -24,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
+from cuckoo_bot.app.model import GameStatus
 from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind, SentMessage
 from cuckoo_bot.persistence.mapping import (
     notice_from_row,
@@ -147,6 +148,22 @@ class SqlOutbox:
             held=frozenset(int(chat) for chat, pending in found if pending),
             shown=frozenset(int(chat) for chat, pending in found if not pending),
         )
+
+    async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
+        asking = (
+            select(OutboxRow.id)
+            .where(
+                OutboxRow.game_id == GameRow.id,
+                OutboxRow.kind.in_([NoticeKind.PROMPT.value, NoticeKind.TURN.value]),
+                or_(OutboxRow.sent_at.is_(None), OutboxRow.live_keys),
+            )
+            .exists()
+        )
+        query = select(GameRow.id).where(GameRow.status == GameStatus.RUNNING.value, ~asking)
+        if game_id is not None:
+            query = query.where(GameRow.id == game_id)
+        found = await self._s.session.scalars(query.order_by(GameRow.id).limit(limit))
+        return [int(g) for g in found]
 
     async def doubt(self, chat_id: int, since: int) -> None:
         table = DeliveryDoubtRow.__table__

@@ -306,6 +306,22 @@ class FakeOutbox:
                 shown.add(chat)
         return Elsewhere(frozenset(held), frozenset(shown))
 
+    async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
+        asking = {
+            notice.game_id
+            for i, notice in self.w.outbox.items()
+            if notice.kind in (NoticeKind.PROMPT, NoticeKind.TURN)
+            and (i not in self.w.sent or self.w.messages.get(i, (None, False))[1])
+        }
+        found = [
+            g
+            for g, game in sorted(self.w.games.items())
+            if game.status is GameStatus.RUNNING
+            and g not in asking
+            and (game_id is None or g == game_id)
+        ]
+        return found[:limit]
+
     async def doubt(self, chat_id: int, since: int) -> None:
         self.w.doubts[chat_id] = min(self.w.doubts.get(chat_id, since), since)
 

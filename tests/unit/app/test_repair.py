@@ -1,0 +1,68 @@
+"""A running game whose turn nothing asks for is asked again (``repair.stalled``)."""
+
+from __future__ import annotations
+
+import random
+
+from cuckoo_bot.app import lobby, repair
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.model import Chat, Player
+from cuckoo_bot.app.notices import NoticeKind, PromptNote
+from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.domain.rules import HouseRules
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
+
+GROUP = -100555
+
+
+async def _running(world: World, clock: FakeClock) -> tuple[Deps, int]:
+    deps = Deps(
+        uow=FakeUnitOfWorkFactory(world, clock), rng=random.Random(3), clock=clock, turn_timeout=90
+    )
+    people = [Player(id=i, first_name=f"P{i}", can_dm=True) for i in (1, 2, 3)]
+    chat = Chat(id=GROUP, title="Club", rules=HouseRules())
+    opened = await lobby.open_lobby(deps, chat, people[0], thread_id=None)
+    assert opened.game_id is not None
+    for person in people[1:]:
+        await lobby.join(deps, opened.game_id, person)
+    await lobby.start(deps, GROUP, people[0], is_admin=False)
+    return deps, opened.game_id
+
+
+def _deliver_all(world: World, clock: FakeClock, *, prompt_keys: bool) -> None:
+    """Every notice shown; the prompts with their keys, or (by mistake) without."""
+    for i, notice in world.outbox.items():
+        if i not in world.sent:
+            world.sent[i] = clock.now()
+            keys = notice.kind is NoticeKind.PROMPT and prompt_keys
+            world.messages[i] = (100 + i, keys)
+
+
+async def test_a_turn_whose_prompt_lost_its_keys_is_asked_again_once_its_grace_is_over() -> None:
+    world, clock = World(), FakeClock()
+    deps, game_id = await _running(world, clock)
+    assert (await repair.stalled(deps))[0] == []  # the prompt is on its way
+    _deliver_all(world, clock, prompt_keys=False)
+    clock.advance(repair.GRACE.total_seconds() - 1)
+    assert (await repair.stalled(deps))[0] == []  # young: maybe on its way elsewhere
+    clock.advance(1)
+    repaired, batch = await repair.stalled(deps)
+    assert repaired == [game_id]
+    state = world.games[game_id].state
+    assert state is not None and state.actor is not None
+    (asked,) = batch.notices
+    assert (asked.kind, asked.chat_id) == (NoticeKind.PROMPT, state.actor)
+    note = asked.payload
+    assert isinstance(note, PromptNote) and note.turn == state.turn and note.options
+    assert note.deadline == world.games[game_id].deadline  # the same clock, not a new one
+    assert (await repair.stalled(deps))[0] == []  # asked: on its way now
+
+
+async def test_a_game_whose_prompt_shows_its_keys_is_left_alone() -> None:
+    world, clock = World(), FakeClock()
+    deps, game_id = await _running(world, clock)
+    _deliver_all(world, clock, prompt_keys=True)
+    clock.advance(300)
+    written = len(world.outbox)
+    assert await repair.stalled(deps) == ([], Batch([]))
+    assert len(world.outbox) == written and world.games[game_id].status.open
