@@ -163,7 +163,7 @@ async def reread(deps: Deps, game_ids: Collection[int]) -> list[SentMessage]:
 
 
 async def doubt(deps: Deps, chat_id: int, since: int) -> None:
-    """A message may stand in this private chat that the store never learnt of (a send whose
+    """A message may stand in this chat that the store never learnt of (a send whose
     answer was lost): written down, so any instance clears its keys, not only this one."""
     async with deps.uow() as uow:
         await uow.outbox.doubt(chat_id, since)
@@ -171,7 +171,7 @@ async def doubt(deps: Deps, chat_id: int, since: int) -> None:
 
 
 async def doubts(deps: Deps) -> dict[int, int]:
-    """Every private chat in doubt, with its oldest doubtful notice (one statement)."""
+    """Every chat in doubt, with its oldest doubtful notice (one statement)."""
     async with deps.uow(autocommit=True) as uow:
         return await uow.outbox.doubts()
 

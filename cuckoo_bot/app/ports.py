@@ -141,7 +141,7 @@ class OutboxRepository(Protocol):
         ...
 
     async def doubt(self, chat_id: int, since: int) -> None:
-        """A message may stand in this private chat that the store never learnt of, after the
+        """A message may stand in this chat that the store never learnt of, after the
         newest one the notices before notice ``since`` put there (the oldest doubt is kept)."""
         ...
 

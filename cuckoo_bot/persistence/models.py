@@ -285,7 +285,7 @@ class FloodWaitRow(Base):
 
 
 class DeliveryDoubtRow(Base):
-    """A private chat where a message may stand that the store never learnt of (a send whose
+    """A chat where a message may stand that the store never learnt of (a send whose
     answer was lost, a notice another process may have shown before it died): it stands after
     the newest message the notices before ``since`` put there. Any instance clears its keys
     (once no other instance is showing something there) and deletes the row."""

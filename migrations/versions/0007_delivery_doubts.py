@@ -1,4 +1,4 @@
-"""Private chats in doubt: a message may stand there that the store never learnt of (a send
+"""Chats in doubt: a message may stand there that the store never learnt of (a send
 whose answer was lost), so any instance, not only the one that had the doubt, clears its keys.
 
 Revision ID: 0007_delivery_doubts

@@ -370,8 +370,8 @@ class Courier:
                 del self._lanes[chat_id]
 
     async def _tidy(self, chat_id: int, since: int) -> None:
-        """A private chat in doubt (a send whose answer was lost, a prompt another process may
-        have shown) with nothing to show: what no notice accounts for loses its keys, once no
+        """A chat in doubt (a send whose answer was lost, a prompt another process may have
+        shown) with nothing to show: what no notice accounts for loses its keys, once no
         other instance is showing something there."""
         async with self._chat(chat_id):
             if not self.tools.doubted(chat_id):
@@ -379,7 +379,8 @@ class Courier:
             known = Known(Batch([]))
             for sent in self._recent.get(chat_id, {}).values():
                 known.remember(sent)  # shown by this process, maybe not marked yet
-            lane = PrivateLane(self.tools, chat_id, known, Shown())
+            kind = PrivateLane if chat_id > 0 else GroupLane
+            lane = kind(self.tools, chat_id, known, Shown())
             try:
                 await lane.tidy(since)
             except Exception as exc:

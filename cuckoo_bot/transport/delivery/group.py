@@ -23,7 +23,7 @@ from cuckoo_bot.app.notices import (
     TurnView,
 )
 from cuckoo_bot.transport.delivery.calls import Unreachable
-from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult
+from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult, keys_live
 from cuckoo_bot.transport.render import group_language
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,9 @@ class GroupLane(Lane):
             for step in steps:
                 try:
                     shown = await self.perform(step)
-                except Unreachable:
+                except Unreachable as exc:
+                    if exc.maybe_sent:  # shown, maybe: its keys come off once it is known
+                        await self.tools.doubt(self.chat_id, step.notice.id)
                     raise
                 except Exception as exc:
                     self.failed(step.notice, exc)
@@ -154,6 +156,9 @@ class GroupLane(Lane):
         shown = self.known.newest_table.get((self.chat_id, notice.game_id or 0))
         return shown if shown is not None and shown.notice.round == notice.round else None
 
+    async def spend(self) -> bool:
+        return await self.tools.budget.take(self.chat_id)
+
     async def retract_old_turns(self, notices: list[Notice]) -> None:
         """A turn asked in the group is deleted once it is over."""
         for game_id in {n.game_id for n in notices if n.game_id is not None}:
@@ -228,6 +233,11 @@ class GroupLane(Lane):
             else:
                 message = await self.tools.calls.send(notice, rendered)
                 self.done(notice, message.message_id, rendered.keyboard)
+                # A copy shown before (an answer lost, a crash) keeps keys only if this has
+                # some: a lobby, a table's My card, a turn asked, Play again.
+                orphan = self.tools.maybe_shown(notice) and keys_live(rendered.keyboard)
+                if orphan or self.tools.doubted(self.chat_id):
+                    await self._clear_orphans(notice.id, below=message.message_id)
             for inner in step.folded:
                 self.skip(inner, "folded")
         except ChatMigrated as exc:

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 
 from telegram import InlineKeyboardMarkup
+from telegram.error import TelegramError
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
@@ -25,11 +26,13 @@ from cuckoo_bot.app.notices import (
     SentMessage,
 )
 from cuckoo_bot.app.outbox import Batch
-from cuckoo_bot.transport.delivery.calls import Calls
+from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
 
 log = logging.getLogger(__name__)
+
+GAP = 5  # messages before a resent leftover whose keys are cleared
 
 
 class Tools:
@@ -66,7 +69,7 @@ class Tools:
         # they stand when it runs (``current``).
         self._keys_gone: OrderedDict[int, None] = OrderedDict()
         self.marking = asyncio.Lock()
-        # Private chats where a message may stand that the store never learnt of (a send whose
+        # Chats where a message may stand that the store never learnt of (a send whose
         # answer was lost, a leftover another process may have shown): the store's
         # ``delivery_doubts``, as last read (every sweep) or written by this process.
         self._doubted: dict[int, int] = {}  # chat: its oldest doubtful notice
@@ -101,7 +104,7 @@ class Tools:
         return self.left_over(notice) or notice.id not in self.handed
 
     async def doubt(self, chat_id: int, notice_id: int) -> None:
-        """A notice of this private chat may have been shown without the store learning its
+        """A notice of this chat may have been shown without the store learning its
         message (a send whose answer was lost, a leftover of another process): it stands after
         the newest message the notices before it put there. Written to the store (the oldest
         such notice is kept), so any instance clears it."""
@@ -305,3 +308,45 @@ class Lane:
             return  # shown already; what failed was tidying up after it
         self.finished.add(notice.id)
         self.result.delivered.append(Delivered(notice.id, error=why))
+
+    async def spend(self) -> bool:
+        """A call that is not a notice's own may be made now (a group's spends its budget)."""
+        return True
+
+    async def _clear_orphans(self, notice_id: int, below: int | None = None) -> None:
+        """A notice left over from before a restart may have been shown already, its mark lost
+        with the process: that message stands after the newest one an earlier notice put in
+        the chat (a chat's notices are shown in order), and no notice accounts for it. The
+        first few such messages lose their keys: those just ``below`` the message this notice
+        became, or else those right after the earlier notices' newest. Messages the store or
+        this run know of are left; people's own (a player's, a group member's) cannot be
+        edited (Telegram says so and nothing changes; never a delete). While another instance
+        is showing something in the chat, a message no notice accounts for yet may be its own:
+        the chat stays in doubt and is looked at again soon (``Courier.sweep``), the keys
+        cleared once that instance is done."""
+        deps, chat = self.tools.deps, self.chat_id
+        if not self.tools.alone and (await outbox.elsewhere(deps, {chat: None})).held:
+            await self.tools.doubt(chat, notice_id)
+            self.result.deferred = True
+            return
+        ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
+        known = {d.message_id for d in self.result.delivered if d.message_id}
+        known |= self.known.shown.get(chat, set())
+        for message_id in [m for m in ids if m not in known][:GAP]:
+            if not await self.spend():  # the rest when the chat's budget allows
+                await self.tools.doubt(chat, notice_id)
+                self.result.deferred = True
+                return
+            try:
+                await self.tools.calls.remove_keys(chat, message_id)
+            except Unreachable:
+                raise
+            except TelegramError as exc:
+                log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
+        await self.tools.settled(chat)
+
+    async def tidy(self, notice_id: int) -> None:
+        """A chat in doubt since notice ``notice_id``, with nothing to show: what no notice
+        accounts for, after the newest message the notices before it put there, loses its
+        keys now."""
+        await self._clear_orphans(notice_id)

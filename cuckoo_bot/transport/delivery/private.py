@@ -6,9 +6,8 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, Forbidden
 
-from cuckoo_bot.app import outbox
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
     CloseNote,
@@ -28,7 +27,10 @@ from cuckoo_bot.transport.render import Rendered, group_language
 
 log = logging.getLogger(__name__)
 
-GAP = 5  # messages before a resent leftover whose keys are cleared
+
+def _current(note: PromptNote, game: Game) -> bool:
+    """The prompt's turn is the game's turn now."""
+    return game.state is not None and game.state.turn == note.turn and game.status.open
 
 
 class PrivateLane(Lane):
@@ -93,7 +95,7 @@ class PrivateLane(Lane):
         also deals, asks again or ends the game for them, that edit says it instead."""
         note = notice.payload
         assert isinstance(note, PlayedNote)
-        if any(n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT, NoticeKind.CLOSE) for n in later):
+        if any(self._tells(n, game) for n in later):
             self.skip(notice, "told by what follows")
             return
         pressed = [
@@ -109,6 +111,16 @@ class PrivateLane(Lane):
             self.done(notice, pressed[-1].message_id, None)
         else:
             self.skip(notice, "the prompt is gone")
+
+    @staticmethod
+    def _tells(later: Notice, game: Game) -> bool:
+        """A later notice of the batch that will be shown and take the pressed prompt's keys
+        off: a deal, the end, or a prompt whose turn is still on (one read back after its turn
+        is skipped)."""
+        if later.kind in (NoticeKind.DEAL, NoticeKind.CLOSE):
+            return True
+        note = later.payload
+        return isinstance(note, PromptNote) and _current(note, game)
 
     async def nudge(self, notice: Notice, game: Game, later: list[Notice]) -> None:
         """The turn runs out soon: a reply to its prompt, which notifies. Not when the turn is
@@ -144,39 +156,6 @@ class PrivateLane(Lane):
         orphan_keys = self.tools.maybe_shown(notice) and keys_live(rendered.keyboard)
         if orphan_keys or doubted:
             await self._clear_orphans(notice.id, below=message.message_id)
-
-    async def _clear_orphans(self, notice_id: int, below: int | None = None) -> None:
-        """A notice left over from before a restart may have been shown already, its mark lost
-        with the process: that message stands after the newest one an earlier notice put in
-        the chat (a chat's notices are shown in order), and no notice accounts for it. The
-        first few such messages lose their keys: those just ``below`` the message this notice
-        became, or else those right after the earlier notices' newest. Messages the store or
-        this run know of are left; the player's own cannot be edited (Telegram says so and
-        nothing changes). While another instance is showing something in the chat, a message
-        no notice accounts for yet may be its own: the chat stays in doubt and is looked at
-        again soon (``Courier.sweep``), the keys cleared once that instance is done."""
-        deps, chat = self.tools.deps, self.chat_id
-        if not self.tools.alone and (await outbox.elsewhere(deps, {chat: None})).held:
-            await self.tools.doubt(chat, notice_id)
-            self.result.deferred = True
-            return
-        ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
-        known = {d.message_id for d in self.result.delivered if d.message_id}
-        known |= self.known.shown.get(chat, set())
-        for message_id in [m for m in ids if m not in known][:GAP]:
-            try:
-                await self.tools.calls.remove_keys(chat, message_id)
-            except Unreachable:
-                raise
-            except TelegramError as exc:
-                log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
-        await self.tools.settled(chat)
-
-    async def tidy(self, notice_id: int) -> None:
-        """A chat in doubt since notice ``notice_id``, with nothing to show: what no notice
-        accounts for, after the newest message the notices before it put there, loses its
-        keys now."""
-        await self._clear_orphans(notice_id)
 
     async def _doubt_shown(self, notice: Notice) -> None:
         """A prompt another process may have shown is over: its keys must not stay."""
@@ -272,8 +251,14 @@ class PrivateLane(Lane):
     async def prompt(self, notice: Notice, game: Game) -> None:
         note = notice.payload
         assert isinstance(note, PromptNote)
-        if game.state is None or game.state.turn != note.turn or not game.status.open:
+        if not _current(note, game):
             self.skip(notice, "turn over")  # read back after the turn moved on
+            # Prompts of earlier turns still showing keys lose them (the answer that would
+            # have, folded into this prompt, is not shown either).
+            for old in self._live_prompts(notice):
+                payload = old.notice.payload
+                if isinstance(payload, PromptNote) and payload.turn < note.turn:
+                    await self._clear(old, None, notice)
             if self.tools.maybe_shown(notice):
                 await self._doubt_shown(notice)
             return

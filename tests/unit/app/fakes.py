@@ -52,6 +52,7 @@ class World:
     updates: set[int] = field(default_factory=set)
     holds: dict[int, datetime] = field(default_factory=dict)  # chat: refused until
     doubts: dict[int, int] = field(default_factory=dict)  # chat: its oldest doubtful notice
+    errors: dict[int, str] = field(default_factory=dict)  # notice id: why it was not shown
     next_id: int = 1
     commits: int = 0
 
@@ -69,7 +70,13 @@ class World:
         cost seconds."""
         for game in self.games.values():
             memo[id(game.state)] = game.state
-        flat = ("sent", "messages", "claims", "updates")  # immutable values: copied shallow
+        flat = (
+            "sent",
+            "messages",
+            "claims",
+            "updates",
+            "errors",
+        )  # immutable values: copied shallow
         rest = {k: v for k, v in self.__dict__.items() if k not in ("log", "outbox", *flat)}
         new = World.__new__(World)
         new.__dict__.update(copy.deepcopy(rest, memo))
@@ -390,6 +397,8 @@ class FakeOutbox:
             message, _ = self.w.messages.get(d.notice_id, (None, False))
             message = d.message_id if d.message_id is not None else message
             self.w.messages[d.notice_id] = (message, d.live_keys)
+            if d.error is not None:
+                self.w.errors[d.notice_id] = d.error
             if d.retry_at is not None:
                 # Not done: free for any instance from ``retry_at`` on.
                 self.w.claims[d.notice_id] = (None, d.retry_at)

@@ -16,8 +16,7 @@ doubt (``settle``):
 (a) the live turn's prompt shows its keys, in the actor's chat, for that turn;
 (b) no other message of the game shows move keys;
 (c) a message shown twice (a lost answer, a crash) shows its keys once: no two messages in a
-    private chat show the same keys (the group's copies are not yet cleared: see
-    ``DeliveryMachine.keyed_chats``).
+    chat show the same keys.
 """
 
 from __future__ import annotations
@@ -102,10 +101,7 @@ class Instance:
 
 
 class DeliveryMachine(RuleBasedStateMachine):
-    # Where (c) is checked: the private chats. In the group a send whose answer was lost is
-    # sent again, and the copy Telegram did show keeps its keys (a round's table with My
-    # card twice): groups have no doubts yet (issue 27).
-    keyed_chats: tuple[int, ...] = PEOPLE
+    keyed_chats: tuple[int, ...] = (*PEOPLE, GROUP)  # where (c) is checked
 
     def __init__(self) -> None:
         super().__init__()
@@ -306,7 +302,17 @@ class DeliveryMachine(RuleBasedStateMachine):
                 for c in self.fake.calls()
                 if str(c.params.get("chat_id")) == str(chat)
             ]
-            chats.append(f"== {chat}\n{self.fake.transcript(chat)}\n-- calls: {calls}")
+            notices = [
+                f"{i} {n.kind.value} t{getattr(n.payload, 'turn', '')}"
+                f" m{self.world.messages.get(i, (None,))[0]}"
+                f"{' keys' if self.world.messages.get(i, (None, False))[1] else ''}"
+                f"{'' if i in self.world.sent else ' UNSENT'} {self.world.errors.get(i, '')}"
+                for i, n in sorted(self.world.outbox.items())
+                if n.chat_id == chat
+            ]
+            chats.append(
+                f"== {chat}\n{self.fake.transcript(chat)}\n-- calls: {calls}\n-- notices: {notices}"
+            )
         return "\n\n".join(chats)
 
     def check_never_back(self) -> None:
