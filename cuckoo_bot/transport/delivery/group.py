@@ -23,7 +23,7 @@ from cuckoo_bot.app.notices import (
     TurnView,
 )
 from cuckoo_bot.transport.delivery.calls import Unreachable
-from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult, keys_live
+from cuckoo_bot.transport.delivery.lanes import Lane, LaneResult
 from cuckoo_bot.transport.render import group_language
 
 log = logging.getLogger(__name__)
@@ -233,10 +233,10 @@ class GroupLane(Lane):
             else:
                 message = await self.tools.calls.send(notice, rendered)
                 self.done(notice, message.message_id, rendered.keyboard)
-                # A copy shown before (an answer lost, a crash) keeps keys only if this has
-                # some: a lobby, a table's My card, a turn asked, Play again.
-                orphan = self.tools.maybe_shown(notice) and keys_live(rendered.keyboard)
-                if orphan or self.tools.doubted(self.chat_id):
+                # A copy whose send's answer was lost loses its keys. Unlike a private chat,
+                # a leftover of another process is not cleared after on a guess: each edit
+                # spends the group's budget, and people's messages stand among the guesses.
+                if self.tools.doubted(self.chat_id):
                     await self._clear_orphans(notice.id, below=message.message_id)
             for inner in step.folded:
                 self.skip(inner, "folded")
