@@ -157,10 +157,6 @@ class PrivateLane(Lane):
         if orphan_keys or doubted:
             await self._clear_orphans(notice.id, below=message.message_id)
 
-    async def _doubt_shown(self, notice: Notice) -> None:
-        """A prompt another process may have shown is over: its keys must not stay."""
-        await self._clear_orphans(notice.id)
-
     async def _clear(self, old: SentMessage, rendered: Rendered | None, notice: Notice) -> None:
         """Take the keys off an earlier prompt, with how its round ended when known."""
         if rendered is None and old.notice.kind is NoticeKind.PLAYED:
@@ -259,8 +255,8 @@ class PrivateLane(Lane):
                 payload = old.notice.payload
                 if isinstance(payload, PromptNote) and payload.turn < note.turn:
                     await self._clear(old, None, notice)
-            if self.tools.maybe_shown(notice):
-                await self._doubt_shown(notice)
+            if self.tools.maybe_shown(notice):  # another process may have shown it: no keys
+                await self._clear_orphans(notice.id)
             return
         lang = self.language(notice)
         render = self.tools.renderer

@@ -483,6 +483,22 @@ class FakeUnitOfWorkFactory:
         return FakeUnitOfWork(self.world, self.clock.now, self.instance, self.lease)
 
 
+class StoreDown(ConnectionError):
+    """The store cannot be reached (``FailingStore.down``)."""
+
+
+class FailingStore(FakeUnitOfWorkFactory):
+    """The in-memory store, which fails every unit of work while ``down`` is set (a database
+    that is away, or the connection of a process that was killed)."""
+
+    down = False
+
+    def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
+        if self.down:
+            raise StoreDown("database is unavailable")
+        return super().__call__(read_only=read_only, autocommit=autocommit)
+
+
 class FakeUnitOfWork:
     """Works on a deep copy of the world; commit swaps it in, so a missing commit loses all."""
 

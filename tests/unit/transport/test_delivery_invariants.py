@@ -44,7 +44,7 @@ from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver
-from tests.unit.app.fakes import FakeClock, FakeUnitOfWork, FakeUnitOfWorkFactory, World
+from tests.unit.app.fakes import FailingStore, FakeClock, StoreDown, World
 
 TOKEN = "781:delivery-rules-token-0123456789ab"
 GROUP = -100781
@@ -57,27 +57,12 @@ def _sent_id(call: Any) -> str:
     return f"(#{result.get('message_id', '?')})"
 
 
-class Killed(ConnectionError):
-    """The instance is dead: its connection to the store is gone."""
-
-
-class InstanceStore(FakeUnitOfWorkFactory):
-    """One instance's connection to the shared store; gone when the instance is killed."""
-
-    dead = False
-
-    def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
-        if self.dead:
-            raise Killed("the instance was killed")
-        return super().__call__(read_only=read_only, autocommit=autocommit)
-
-
 class Instance:
     """One bot process: its store connection and its courier."""
 
     def __init__(self, machine: DeliveryMachine, name: str) -> None:
         self.name = name
-        self.store = InstanceStore(machine.world, machine.clock, instance=name)
+        self.store = FailingStore(machine.world, machine.clock, instance=name)
         self.deps = Deps(uow=self.store, rng=machine.rng, clock=machine.clock, turn_timeout=60)
         budget = GroupBudget(1000, clock=lambda: machine.clock.now().timestamp())
         self.courier = Courier(
@@ -92,7 +77,7 @@ class Instance:
     def kill(self) -> None:
         """SIGKILL: the store connection dies first (nothing more is written), then every
         delivery under way stops where it stands, its calls in flight cut."""
-        self.store.dead = True
+        self.store.down = True
         self.courier._closing = True
         for handle in self.courier._wakeups.values():
             handle.cancel()
@@ -237,7 +222,7 @@ class DeliveryMachine(RuleBasedStateMachine):
 
     async def renew(self) -> None:
         for instance in list(self.instances.values()):
-            with contextlib.suppress(Killed):
+            with contextlib.suppress(StoreDown):
                 await instance.courier.renew()
 
     async def sweep(self, instance: Instance) -> None:
@@ -247,7 +232,7 @@ class DeliveryMachine(RuleBasedStateMachine):
                 if outcome.batch:
                     await instance.courier.deliver(outcome.batch)
             await instance.courier.sweep()
-        except Killed:
+        except StoreDown:
             pass
 
     async def settle_all(self) -> None:

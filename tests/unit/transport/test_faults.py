@@ -15,21 +15,10 @@ from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.support.demo import polling
 from tests.support.driver import TableDriver
-from tests.unit.app.fakes import FakeClock, FakeUnitOfWork, FakeUnitOfWorkFactory, World
+from tests.unit.app.fakes import FailingStore, FakeClock, World
 
 TOKEN = "779:fault-test-token-0123456789abcdef"
 GROUP = -100779
-
-
-class FailingStore(FakeUnitOfWorkFactory):
-    """The in-memory store, which fails every unit of work while ``down`` is set."""
-
-    down = False
-
-    def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
-        if self.down:
-            raise OSError("database is unavailable")
-        return super().__call__(read_only=read_only, autocommit=autocommit)
 
 
 @pytest.fixture
