@@ -21,7 +21,7 @@ import pytest
 
 from tests.support.browser import require_chromium
 from tests.support.demo import WebDemo, web_demo
-from tests.support.driver import Prompt
+from tests.support.driver import GROUP_PATIENCE, Prompt
 from tests.support.webapp import TablePage, hidden_cards_shown, sign_init_data
 
 pytestmark = pytest.mark.slow
@@ -102,6 +102,11 @@ async def test_two_pages_and_a_chat_player_play_a_round_to_its_reveal(browser: A
         }
         for page in pages.values():
             await page.wait_for_selector(".seat[data-player]")
+        # Each card arrives at a private chat's pace (one message a second, after the
+        # greeting): the table on a page can be up before every player's card is told.
+        await demo.fake.wait_for(
+            lambda: all(demo.driver.card_of(user) for user in (ALICE, BOB, CAROL)), GROUP_PATIENCE
+        )
         held = {user: demo.driver.card_of(user) for user in (ALICE, BOB, CAROL)}
         assert all(held.values()), held
 
