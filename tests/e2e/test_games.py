@@ -51,7 +51,7 @@ async def open_lobby(fake: FakeBotApi, table: TableDriver, players: tuple[int, .
     for user in players:
         await table.say(user, "/start", chat_id=user)
     await table.say(players[0], "/newgame")
-    lobby = await fake.wait_for(table.lobby)
+    lobby = await fake.wait_for(table.lobby, GROUP_PATIENCE)
     for user in players:
         answer = await table.press(user, lobby, lobby.button_data("Join"))
         assert "in" in (answer["text"] or ""), answer
@@ -122,7 +122,9 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
     assert answer["url"] and answer["url"].startswith(f"https://t.me/{BOT_USERNAME}?start=join_")
     payload = answer["url"].split("start=")[1]
     await table.say(DON, f"/start {payload}", chat_id=DON)
-    await fake.wait_for(lambda: "4/10" in (table.lobby().text or "") if table.lobby() else None)
+    await fake.wait_for(
+        lambda: "4/10" in (table.lobby().text or "") if table.lobby() else None, GROUP_PATIENCE
+    )
 
     await start(table, ANN)
     # Everyone gets a private card at the deal; the group never shows an unrevealed card.
@@ -220,9 +222,11 @@ async def test_a_slow_player_is_nudged_and_the_reveal_has_its_moment_before_the_
         assert last is not None
         await table.press(after.actor, after.message, last)
         if after.data("c") is not None:  # the dealer played: the reveal comes
-            await fake.wait_for_message(GROUP, contains="Cards on the table")
+            await fake.wait_for_message(
+                GROUP, contains="Cards on the table", timeout=GROUP_PATIENCE
+            )
             revealed_at = time.monotonic()
-    await fake.wait_for_message(GROUP, contains="Round 2", timeout=15)
+    await fake.wait_for_message(GROUP, contains="Round 2", timeout=GROUP_PATIENCE)
     # The next deal waited for the pause (at least; a busy machine only makes it longer).
     assert time.monotonic() - revealed_at >= 1.0
     reminders = [m for u in NAMES for m in fake.dm(u) if "left for your turn" in (m.text or "")]
@@ -252,7 +256,7 @@ async def test_names_are_escaped_and_commands_work_with_the_bot_name(
     fake.join_group(201, GROUP)
     await table.say(201, "/start", chat_id=201)
     await table.say(201, f"/newgame@{BOT_USERNAME}")
-    lobby = await fake.wait_for(table.lobby)
+    lobby = await fake.wait_for(table.lobby, GROUP_PATIENCE)
     answer = await table.press(201, lobby, lobby.button_data("Join"))
     assert answer["text"], answer
     await fake.wait_for(
@@ -272,7 +276,7 @@ async def test_leaderboard_after_a_game(
     await start(table, ANN)
     await play_out(table, [ANN, BEN, CAT], table_size=3)
     await table.say(BEN, "/leaderboard")
-    board = await fake.wait_for_message(GROUP, contains="League table")
+    board = await fake.wait_for_message(GROUP, contains="League table", timeout=GROUP_PATIENCE)
     text = board.text or ""
     for name in ("Ann", "Ben", "Cat"):
         assert name in text
@@ -341,14 +345,14 @@ async def test_a_join_link_only_works_for_members_of_the_group(
     fake.add_user(301, "Stranger", language_code="en", started=False)
     await table.say(ANN, "/start", chat_id=ANN)
     await table.say(ANN, "/newgame")
-    lobby = await fake.wait_for(table.lobby)
+    lobby = await fake.wait_for(table.lobby, GROUP_PATIENCE)
     answer = await table.press(BEN, lobby, lobby.button_data("Join"))
     payload = answer["url"].split("start=")[1]
     await table.say(301, f"/start {payload}", chat_id=301)
     refused = await fake.wait_for_message(301, contains="not in")
     assert "group you are not in" in (refused.text or "")
     await table.say(BEN, f"/start {payload}", chat_id=BEN)
-    await fake.wait_for(lambda: "Ben" in (table.lobby_text() or ""))
+    await fake.wait_for(lambda: "Ben" in (table.lobby_text() or ""), GROUP_PATIENCE)
     assert "Stranger" not in (table.lobby_text() or "")
 
 
@@ -382,23 +386,29 @@ async def test_game_night_summary_play_again_and_history(
     # Play again: the tapper is seated, the others are invited; no second lobby is opened.
     again = await table.press(BEN, end, end.button_data("Play again"))
     assert "you're in" in (again["text"] or "")
-    lobby = await fake.wait_for(table.lobby)
+    lobby = await fake.wait_for(table.lobby, GROUP_PATIENCE)
     assert "1. Ben" in seen_text(lobby.text) and "Ann" in (lobby.text or "")
     assert "2. " not in (lobby.text or "")  # Ann and Cat are invited, not seated
     second = await table.press(CAT, end, end.button_data("Play again"))
     assert second["text"] == "You're in! Your cards will come in our private chat."
-    await fake.wait_for(lambda: "2. Cat" in seen_text((table.lobby() or lobby).text))
+    await fake.wait_for(
+        lambda: "2. Cat" in seen_text((table.lobby() or lobby).text), GROUP_PATIENCE
+    )
     await table.say(ANN, "/newgame")
-    await fake.wait_for_message(GROUP, contains="already a game")
+    await fake.wait_for_message(GROUP, contains="already a game", timeout=GROUP_PATIENCE)
 
     # /history lists the game; /history N tells it round by round as the log has it.
     game_id = int(end.button_data("Play again").split(":")[2])
     await table.say(ANN, "/history")
-    listed = await fake.wait_for_message(GROUP, contains="The last games here")
+    listed = await fake.wait_for_message(
+        GROUP, contains="The last games here", timeout=GROUP_PATIENCE
+    )
     assert f"#{game_id}" in (listed.text or "")
     seen = max(m.message_id for m in fake.messages(GROUP))
     await table.say(ANN, f"/history {game_id}")
-    await fake.wait_for_message(GROUP, contains="round by round", after=seen)
+    await fake.wait_for_message(
+        GROUP, contains="round by round", after=seen, timeout=GROUP_PATIENCE
+    )
     await settle(fake)
     # A short game's story is one message, its rounds folded under the title.
     (told_in_group,) = [m for m in fake.messages(GROUP) if m.from_bot and m.message_id > seen]
@@ -424,9 +434,9 @@ async def test_the_play_again_key_comes_off_when_it_expires(
     await bot.start()
     seat_people(fake)
     await open_lobby(fake, table, (ANN, BEN, CAT))
-    await fake.wait_for_message(GROUP, contains="Round 1", timeout=30)
+    await fake.wait_for_message(GROUP, contains="Round 1", timeout=GROUP_PATIENCE)
     await play_out(table, [ANN, BEN, CAT], table_size=3)
-    end = await fake.wait_for_message(GROUP, contains="won", timeout=30)
+    end = await fake.wait_for_message(GROUP, contains="won", timeout=GROUP_PATIENCE)
     assert end.button_data("Play again")
     # Each person got the end privately, a new message with the key (a winner's with 🎉).
     finals = {}
@@ -434,9 +444,11 @@ async def test_the_play_again_key_comes_off_when_it_expires(
         finals[user] = await fake.wait_for_message(user, contains="the end", timeout=30)
         assert finals[user].button_data("Play again")
     assert sum(1 for m in finals.values() if m.effect_id) >= 1
-    await fake.wait_for(lambda: not end.callback_datas, timeout=30)
+    await fake.wait_for(lambda: not end.callback_datas, timeout=GROUP_PATIENCE)
     assert "won" in (end.text or "")  # the summary stays as it was, only its key is gone
-    await fake.wait_for(lambda: not any(m.callback_datas for m in finals.values()), timeout=30)
+    await fake.wait_for(
+        lambda: not any(m.callback_datas for m in finals.values()), timeout=GROUP_PATIENCE
+    )
     (game,) = await audit_finished_games(database_url, [GROUP])
     assert await live_key_rows(database_url, [game.id], within=10) == []
     assert game.deadline is None

@@ -23,6 +23,7 @@ from cuckoo_bot.persistence.models import OutboxRow
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from fakebotapi import FakeBotApi
 from tests.hostile import seen
+from tests.support.driver import GROUP_PATIENCE
 
 from .conftest import BOT_USERNAME, GROUP, BotProcess, telegram
 
@@ -100,7 +101,9 @@ async def test_a_long_story_goes_privately_and_the_group_is_answered_at_once(
 
         # Ben never started the bot: the group line carries a key to read it privately.
         fake.user_sends(BEN, GROUP, f"/history {game_id}")
-        offer = await fake.wait_for_message(GROUP, contains=f"#{game_id}", after=helped.message_id)
+        offer = await fake.wait_for_message(
+            GROUP, contains=f"#{game_id}", after=helped.message_id, timeout=GROUP_PATIENCE
+        )
         link = next(b["url"] for row in offer.buttons() for b in row if "url" in b)
         assert link == f"https://t.me/{BOT_USERNAME}?start=story_{game_id}"
         fake.user_sends(BEN, BEN, f"/start story_{game_id}")

@@ -13,7 +13,7 @@ from sqlalchemy.engine import URL
 from cuckoo_bot.transport.flood import POSTS
 from fakebotapi import FakeBotApi
 from fakebotapi.models import CallRecord
-from tests.support.driver import TableDriver, play_out
+from tests.support.driver import GROUP_PATIENCE, TableDriver, play_out
 
 from .conftest import (
     GROUP,
@@ -150,7 +150,7 @@ async def test_a_group_upgraded_to_a_supergroup_mid_game_keeps_its_game_and_leag
     await play_out(new, [ANN, BEN, CAT], table_size=3)
     assert new.game_over()
     await new.say(ANN, "/leaderboard")
-    board = await fake.wait_for_message(SUPERGROUP, contains="League table")
+    board = await fake.wait_for_message(SUPERGROUP, contains="League table", timeout=GROUP_PATIENCE)
     assert all(NAMES[u] in (board.text or "") for u in (ANN, BEN, CAT))
 
 
@@ -169,7 +169,7 @@ async def test_removing_the_bot_cancels_the_game_cleanly(
     seen = max(m.message_id for m in fake.messages(GROUP))
     await table.say(ANN, "/newgame")
     # A new lobby, not "there is already a game": the old game no longer holds the chat.
-    await fake.wait_for_message(GROUP, contains="a new game", after=seen)
+    await fake.wait_for_message(GROUP, contains="a new game", after=seen, timeout=GROUP_PATIENCE)
 
 
 async def test_a_game_opened_in_a_forum_topic_stays_in_that_topic(
@@ -217,18 +217,18 @@ async def test_admins_change_house_rules_and_language_with_inline_keys(
 ) -> None:
     seat_people(fake)
     await table.say(BEN, "/settings")
-    refused = await fake.wait_for_message(GROUP, contains="admins")
+    refused = await fake.wait_for_message(GROUP, contains="admins", timeout=GROUP_PATIENCE)
     assert "Only group admins" in (refused.text or "")
     await table.say(ANN, "/settings")
-    panel = await fake.wait_for_message(GROUP, contains="House rules")
+    panel = await fake.wait_for_message(GROUP, contains="House rules", timeout=GROUP_PATIENCE)
     answer = await table.press(ANN, panel, panel.button_data("Lives: 3"))
     assert "Saved" in (answer["text"] or "")
     labels = lambda: [b["text"] for row in panel.buttons() for b in row]  # noqa: E731
     await fake.wait_for(lambda: "Lives: 5" in labels())
     await table.say(ANN, "/language es")
-    await fake.wait_for_message(GROUP, contains="Español")
+    await fake.wait_for_message(GROUP, contains="Español", timeout=GROUP_PATIENCE)
     await table.say(ANN, "/rules")
-    rules = await fake.wait_for_message(GROUP, contains="reglas")
+    rules = await fake.wait_for_message(GROUP, contains="reglas", timeout=GROUP_PATIENCE)
     assert "5 vidas" in (rules.text or "")
 
 
