@@ -140,17 +140,21 @@ async def take_back(deps: Deps, *, everyone: bool) -> int:
 
 
 async def elsewhere(
-    deps: Deps, chats: Mapping[int, int | None], since: datetime | None = None
+    deps: Deps,
+    chats: Mapping[int, int | None],
+    since: datetime | None = None,
+    paced_since: datetime | None = None,
 ) -> Elsewhere:
     """What other deliveries are doing or did in these chats (one statement): where another
     instance still holds notices older than the id given for the chat (they are shown first;
     and a message there that no notice accounts for may be that instance's, not an orphan),
     and where a notice older than that was shown at ``since`` or later (a batch that read the
-    chats' messages at ``since`` reads them again there)."""
+    chats' messages at ``since`` reads them again there), and when a private chat was last
+    sent a message, if at ``paced_since`` or later (its pace is kept across instances)."""
     if not chats:
         return Elsewhere()
     async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
-        return await uow.outbox.elsewhere(chats, since)
+        return await uow.outbox.elsewhere(chats, since, paced_since)
 
 
 async def reread(deps: Deps, game_ids: Collection[int]) -> list[SentMessage]:

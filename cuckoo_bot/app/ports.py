@@ -127,12 +127,18 @@ class OutboxRepository(Protocol):
         ...
 
     async def elsewhere(
-        self, chats: Mapping[int, int | None], since: datetime | None = None
+        self,
+        chats: Mapping[int, int | None],
+        since: datetime | None = None,
+        paced_since: datetime | None = None,
     ) -> Elsewhere:
         """For the chats (keys of ``chats``): where another instance holds, under a lease
         still running, a notice not delivered yet older than the notice id given for the chat
-        (any, for None): that instance is showing something there right now; and where a
-        notice older than that id was shown (sent or edited) at ``since`` or later."""
+        (any, for None): that instance is showing something there right now; where a
+        notice older than that id was shown (sent or edited) at ``since`` or later; and, in
+        the private chats, when the newest such notice that sent a message (not one that
+        edited a prompt: Telegram paces messages, not edits) was sent, if at ``paced_since``
+        or later."""
         ...
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:

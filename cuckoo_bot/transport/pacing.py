@@ -156,12 +156,12 @@ class PrivatePacer:
         if delay > 0:
             await asyncio.sleep(delay)
 
-    def sent(self, chat_id: int) -> None:
+    def sent(self, chat_id: int, ago: float = 0.0) -> None:
         """A message reached ``chat_id`` (counted from Telegram's answer, which comes after
-        Telegram counted it)."""
+        Telegram counted it), ``ago`` seconds ago (another instance's, read in the store)."""
         if self.interval <= 0:
             return
         now = asyncio.get_running_loop().time()
-        self._last[chat_id] = now
+        self._last[chat_id] = max(now - max(ago, 0.0), self._last.get(chat_id, 0.0))
         if len(self._last) > 10_000:  # forget chats not written to for a while
             self._last = {c: t for c, t in self._last.items() if t > now - self.interval}

@@ -6,7 +6,7 @@ nothing edits are pruned."""
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
@@ -159,6 +159,42 @@ async def test_a_notice_is_held_by_the_instance_that_made_it_until_its_lease_run
     assert await _claim(one) == [made[0].id]
     # Each now holds one under a running lease: neither takes the other's.
     assert await _claim(two) == [made[1].id]
+
+
+async def test_when_a_private_chat_was_last_sent_a_message_by_any_instance(
+    store: Store, clock: StepClock
+) -> None:
+    """Telegram takes about one message a second in a private chat, whichever instance sends
+    it: a batch learns when each of its private chats was last sent one (not an edit of a
+    prompt, not a group's message), if within the pace."""
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        await uow.commit()
+    deal = Notice(NoticeKind.DEAL, ANN, DealNote(1, Card.from_code("7H"), 1, 2, 3))
+    played = Notice(NoticeKind.PLAYED, BEA, PlayedNote(1, 1, "done_keep"))
+    dealt, answered, told = await _add(one, [deal, played, _note("a")])
+    await _mark(one, Delivered(answered, 7), Delivered(told, 8))
+    clock.advance(seconds=1)
+    await _mark(one, Delivered(dealt, 5))
+    sent_at = clock.now()
+    clock.advance(seconds=0.5)
+    chats: dict[int, int | None] = {ANN: None, BEA: None, CHAT_ID: None}
+
+    async def sent(
+        by: UnitOfWorkFactory, within: float, chats: dict[int, int | None] = chats
+    ) -> dict[int, datetime]:
+        async with by(read_only=True) as uow:
+            paced_since = clock.now() - timedelta(seconds=within)
+            return dict((await uow.outbox.elsewhere(chats, paced_since=paced_since)).sent)
+
+    assert await sent(two, 1.0) == {ANN: sent_at}  # the edit and the group's are not paced
+    assert await sent(one, 1.0) == {ANN: sent_at}  # its own count too
+    assert await sent(two, 0.4) == {}  # longer ago than the pace
+    assert await sent(two, 1.0, {ANN: dealt}) == {}  # only notices before the batch's
+    assert await sent(two, 1.0, {BEA: None}) == {}  # only the chats asked about
+    async with two(read_only=True) as uow:
+        assert (await uow.outbox.elsewhere(chats)).sent == {}  # not asked
 
 
 async def test_where_another_instance_is_showing_something_or_showed_it_since_a_read(

@@ -3,11 +3,14 @@ it in a delivery (``Delivered``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from cuckoo_bot.app.notices.kinds import NoticeKind
 from cuckoo_bot.app.notices.payloads import Payload
+
+_MOMENT = timedelta(microseconds=1)
 
 
 @dataclass
@@ -61,3 +64,30 @@ class Elsewhere:
     # Chats where a notice was shown since the batch read the chats' messages: what it read
     # there may be out of date.
     shown: frozenset[int] = frozenset()
+    # Private chats where a message was sent at ``paced_since`` or later, and when the newest
+    # was: Telegram takes about one a second in a chat, whichever instance sends it.
+    sent: Mapping[int, datetime] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        rows: Iterable[tuple[int, datetime | None, str, int | None]],
+        since: datetime | None,
+        paced_since: datetime | None,
+    ) -> Elsewhere:
+        """From the notices a store found (chat, sent at, kind, message id): those not sent
+        are held elsewhere; the store's own query chose which rows to give."""
+        held: set[int] = set()
+        shown: set[int] = set()
+        sent: dict[int, datetime] = {}
+        for chat, at, kind, message in rows:
+            if at is None:
+                held.add(chat)
+                continue
+            if since is not None and at >= since and message is not None:
+                shown.add(chat)
+            # A prompt's answer edits it: Telegram paces the messages sent, not edits.
+            paced = paced_since is not None and at >= paced_since and chat > 0
+            if paced and kind != NoticeKind.PLAYED.value and at > sent.get(chat, at - _MOMENT):
+                sent[chat] = at
+        return cls(frozenset(held), frozenset(shown), sent)

@@ -119,7 +119,10 @@ class SqlOutbox:
         )
 
     async def elsewhere(
-        self, chats: Mapping[int, int | None], since: datetime | None = None
+        self,
+        chats: Mapping[int, int | None],
+        since: datetime | None = None,
+        paced_since: datetime | None = None,
     ) -> Elsewhere:
         if not chats:
             return Elsewhere()
@@ -138,16 +141,14 @@ class SqlOutbox:
         either = [held]
         if since is not None:
             either.append(and_(OutboxRow.sent_at >= since, OutboxRow.message_id.is_not(None)))
+        if paced_since is not None:
+            either.append(and_(OutboxRow.chat_id > 0, OutboxRow.sent_at >= paced_since))
         rows = await self._s.session.execute(
-            select(OutboxRow.chat_id, OutboxRow.sent_at.is_(None))
-            .where(or_(*older), or_(*either))
-            .distinct()
+            select(
+                OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, OutboxRow.message_id
+            ).where(or_(*older), or_(*either))
         )
-        found = rows.all()
-        return Elsewhere(
-            held=frozenset(int(chat) for chat, pending in found if pending),
-            shown=frozenset(int(chat) for chat, pending in found if not pending),
-        )
+        return Elsewhere.of(rows.all(), since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
         asking = (

@@ -275,12 +275,19 @@ class Courier:
     ) -> frozenset[int]:
         """The chats where another instance still holds older notices than these: a chat's
         notices are shown in order, whichever instance shows them. Where a notice was shown
-        since the batch read its chats' messages, they are read again (one statement, and a
-        read more only then; none for the only process delivering)."""
+        since the batch read its chats' messages, they are read again. A private chat sent a
+        message by another instance within its pace waits the rest of it here (Telegram's one
+        a second counts every instance's). One statement, and a read more only where needed;
+        none for the only process delivering."""
         if self.tools.alone:
             return frozenset()
         oldest = {chat: min(n.id for n in items) for chat, items in by_chat.items()}
-        found = await outbox.elsewhere(self.deps, oldest, read_at)
+        now = self.deps.clock.now()
+        interval = self.tools.pacer.interval
+        paced_since = now - timedelta(seconds=interval) if interval > 0 else None
+        found = await outbox.elsewhere(self.deps, oldest, read_at, paced_since)
+        for chat, at in found.sent.items():  # another instance's message keeps the pace too
+            self.tools.pacer.sent(chat, ago=(now - at).total_seconds())
         stale = {
             n.game_id
             for chat in found.shown - found.held

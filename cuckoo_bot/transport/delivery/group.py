@@ -144,12 +144,21 @@ class GroupLane(Lane):
     def _outdated(self, notice: Notice) -> bool:
         """A table view older than one already shown (read back after a restart): a newer view
         of the same round, or the middle of a round whose next round is shown. The final view
-        of a round is never dropped for a later round's: its reveal must be seen."""
+        of a round is never dropped for a later round's: its reveal must be seen. A view that
+        asks a turn the game has left behind (it moved on, or ended) is outdated too, however
+        the chat's messages read: a newer notice shows the table as it is (one held by an
+        instance that died is shown after the newer ones, and must not ask again)."""
+        view = notice.payload
+        assert isinstance(view, TableView)
+        game = self.known.game(notice)
+        if not view.final and game is not None and view.turn is not None:
+            if game.status is not GameStatus.RUNNING:
+                return True
+            if game.state is not None and game.state.turn > view.turn:
+                return True
         shown = self.known.newest_table.get((self.chat_id, notice.game_id or 0))
         if shown is None or shown.notice.id < notice.id:
             return False
-        view = notice.payload
-        assert isinstance(view, TableView)
         return shown.notice.round == notice.round or not view.final
 
     def _table_message(self, notice: Notice) -> SentMessage | None:

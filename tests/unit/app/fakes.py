@@ -296,22 +296,27 @@ class FakeOutbox:
         return len(mine)
 
     async def elsewhere(
-        self, chats: Mapping[int, int | None], since: datetime | None = None
+        self,
+        chats: Mapping[int, int | None],
+        since: datetime | None = None,
+        paced_since: datetime | None = None,
     ) -> Elsewhere:
         now = self.now()
-        held, shown = set(), set()
+        rows = []
         for i, notice in self.w.outbox.items():
             chat = notice.chat_id
             if chat not in chats or (chats[chat] is not None and i >= (chats[chat] or 0)):
                 continue
             holder, until = self.w.claims.get(i, (None, None))
             done = self.w.sent.get(i)
-            if done is None and holder not in (None, self.instance) and until and until > now:
-                held.add(chat)
             message = self.w.messages.get(i, (None, False))[0]
-            if done is not None and since is not None and done >= since and message is not None:
-                shown.add(chat)
-        return Elsewhere(frozenset(held), frozenset(shown))
+            if (
+                (done is None and holder not in (None, self.instance) and until and until > now)
+                or (done is not None and since is not None and done >= since and message)
+                or (done is not None and paced_since is not None and done >= paced_since)
+            ):
+                rows.append((chat, done, notice.kind.value, message))
+        return Elsewhere.of(rows, since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
         asking = {

@@ -349,6 +349,48 @@ async def _paced(fake: FakeBotApi, bot: Bot) -> tuple[Table, Game, Courier, Watc
     return table, game, courier, pacer
 
 
+async def test_a_table_asking_a_turn_the_game_has_left_behind_is_never_shown(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A table view claimed late (an instance died holding it, and the chat's other notices
+    went on without it) asks a turn the game has left behind. Whatever the chat's messages
+    say about it, it is not shown: the table would go back and ask that turn again."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    first = table.driver.table()
+    assert first is not None and "⁨P1⁩ ❤️❤️❤️ · ⏳ playing" in (first.text or "")
+    asked = next(
+        n.payload
+        for n in reversed(table.world.outbox.values())
+        if n.kind is NoticeKind.TABLE and n.game_id == game_id
+    )
+    state = table.world.games[game_id].state
+    assert state is not None and state.actor is not None
+    outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+    assert outcome.batch is not None
+    await table.courier.deliver(outcome.batch)
+    table.clock.advance(60)
+    await table.courier.sweep()
+    await table.courier.drain()
+    now = table.driver.table()
+    assert now is not None and "⁨P2⁩ ❤️❤️❤️ · ⏳ playing" in (now.text or "")
+    # The first turn's view, written before and claimed only now (its id is the newest).
+    late = Notice(NoticeKind.TABLE, GROUP, asked, game_id)
+    async with table.deps.uow() as uow:
+        game = table.world.games[game_id]
+        await outbox.write(uow, game, [late])
+        await uow.commit()
+    table.clock.advance(LEASE.total_seconds() + 60)
+    calls = len(fake.calls())
+    restarted = _restarted(table, bot)
+    await restarted.sweep()
+    await restarted.drain()
+    texts = [str(c.params.get("text", "")) for c in fake.calls()[calls:]]
+    assert not [t for t in texts if "⁨P1⁩ ❤️❤️❤️ · ⏳ playing" in t], texts
+    shown = table.driver.table()
+    assert shown is not None and "⁨P2⁩ ❤️❤️❤️ · ⏳ playing" in (shown.text or "")
+
+
 async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     fake: FakeBotApi, bot: Bot
 ) -> None:
@@ -363,13 +405,41 @@ async def test_what_a_lane_showed_is_marked_before_it_waits_for_the_chats_pace(
     async with table.deps.uow() as uow:
         batch = await outbox.write(uow, game, notices)
         await uow.commit()
-    table.clock.advance(5)  # Telegram's own pace for the chat (the fake's clock) is kept
+    # Past the chat's pace (30 s here) since the game's last message, on the store's clock
+    table.clock.advance(31)
     before = len(fake.dm(player))
     delivering = asyncio.create_task(courier.deliver(batch))
     await fake.wait_for(lambda: len(fake.dm(player)) > before, 10)
     # The probe: the lane has begun its 30 s wait for the chat's pace, before the second.
     await asyncio.wait_for(pacer.waiting.wait(), 10)
     assert notices[0].id in table.world.sent and notices[1].id not in table.world.sent
+    delivering.cancel()
+    await asyncio.gather(delivering, return_exceptions=True)
+
+
+async def test_a_private_chat_keeps_its_pace_across_instances(fake: FakeBotApi, bot: Bot) -> None:
+    """Telegram takes about one message a second in a private chat, whichever instance sends
+    it: a courier that never wrote to the chat waits the pace of another's message, read in
+    the store with the batch's other questions (no statement more)."""
+    table, game, courier, pacer = await _paced(fake, bot)
+    game_id, player = game.id, table.people[1].id
+    table.clock.advance(31)  # past the pace (30 s here) since the start's messages
+    deal = Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id)
+    async with table.deps.uow() as uow:
+        dealt = await outbox.write(uow, game, [deal])
+        await uow.commit()
+    await table.courier.deliver(dealt)  # another instance (its pacer knows nothing of this one)
+    assert deal.id in table.world.sent
+    table.clock.advance(5)
+    close = Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id)
+    async with table.deps.uow() as uow:
+        closing = await outbox.write(uow, game, [close])
+        await uow.commit()
+    before = len(fake.dm(player))
+    delivering = asyncio.create_task(courier.deliver(closing))
+    await asyncio.wait_for(pacer.waiting.wait(), 10)  # 25 s left of the 30
+    assert len(fake.dm(player)) == before
+    assert pacer.delay(player) > 20
     delivering.cancel()
     await asyncio.gather(delivering, return_exceptions=True)
 
@@ -391,7 +461,7 @@ async def test_what_the_group_showed_is_marked_when_a_private_lane_of_its_batch_
     async with table.deps.uow() as uow:
         batch = await outbox.write(uow, game, notices)
         await uow.commit()
-    table.clock.advance(5)
+    table.clock.advance(31)
     in_group = len(fake.messages(GROUP))
     delivering = asyncio.create_task(courier.deliver(batch))
     # The private lane begins its 30 s wait; the group's lane is done before or during it.
