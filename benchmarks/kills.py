@@ -75,6 +75,7 @@ class Watch:
     stale: dict[tuple[int, int], float] = field(default_factory=dict)  # (chat, message) -> since
     stale_seen: set[tuple[int, int]] = field(default_factory=set)  # those past STALE
     games: int = 0
+    ends: list[tuple[Table, int, int]] = field(default_factory=list)  # (table, lobby, winner)
 
     def long_waits(self) -> list[tuple[float, float, int]]:
         return [w for w in self.waits if w[1] > TAKEOVER]
@@ -92,7 +93,7 @@ def group_calls(fake: FakeBotApi, group: int, since: float) -> int:
     )
 
 
-async def open_game(table: Table, watch: Watch) -> None:
+async def open_game(table: Table, watch: Watch) -> int:
     """``/newgame`` (again when unanswered), every player joins, the first one starts."""
     driver, creator = table.driver, table.players[0]
     fake = driver.fake
@@ -118,11 +119,13 @@ async def open_game(table: Table, watch: Watch) -> None:
         break
     else:
         raise AssertionError(f"group {table.group}: /newgame never answered")
+    opened = driver.lobby()
+    assert opened is not None
     started = time.monotonic()
     while time.monotonic() - started < 120:
         table_up = driver.table()
-        if table_up is not None and table_up.message_id > before:
-            return
+        if table_up is not None and table_up.message_id > opened.message_id:
+            return opened.message_id
         found = driver.lobby()
         if found is not None:
             seated = re.findall(r"^\d+\. \W*P(\d+)", found.text or "", re.MULTILINE)
@@ -138,13 +141,31 @@ async def open_game(table: Table, watch: Watch) -> None:
     )
 
 
-async def play(table: Table, watch: Watch) -> None:
+def ended(table: Table, lobby: int) -> int | None:
+    """The game's winner message (the first trophy after its lobby), if shown."""
+    for message in table.driver.fake.messages(table.group, include_deleted=False):
+        if message.message_id > lobby and message.from_bot and (message.text or "")[:1] == "🏆":
+            return message.message_id
+    return None
+
+
+def told_after_the_end(table: Table, end: int, upto: float) -> int:
+    """Round tables shown after a game's winner message, before the next game's lobby (a
+    reveal held back, shown late)."""
+    return sum(
+        1
+        for m in table.driver.fake.messages(table.group, include_deleted=False)
+        if end < m.message_id < upto and m.from_bot and (m.text or "").startswith("🃏 Round")
+    )
+
+
+async def play(table: Table, watch: Watch, lobby: int) -> None:
     """Tap each live prompt once, as soon as it shows, until the game is over."""
     driver = table.driver
     tapped: set[tuple[int, int]] = set()
     pressed: float | None = None
     began = time.monotonic()
-    while not driver.game_over():
+    while ended(table, lobby) is None:
         prompt = driver.prompt()
         if prompt is None or prompt.order in tapped:
             if time.monotonic() - (pressed or began) > STUCK:
@@ -170,8 +191,9 @@ async def play(table: Table, watch: Watch) -> None:
 
 async def evenings(table: Table, games: int, watch: Watch) -> None:
     for _ in range(games):
-        await open_game(table, watch)
-        await play(table, watch)
+        lobby = await open_game(table, watch)
+        await play(table, watch, lobby)
+        watch.ends.append((table, lobby, ended(table, lobby) or 0))
 
 
 async def look_for_stale_keys(tables: list[Table], watch: Watch) -> None:
@@ -354,6 +376,11 @@ def report(
     for row in left[:5]:
         print(f"    {row}")
     print(f"  games replayed from their logs: {audited}")
+    late = 0
+    for number, (table, _, end) in enumerate(watch.ends):
+        following = (lobby for t, lobby, _ in watch.ends[number + 1 :] if t is table)
+        late += told_after_the_end(table, end, next(following, float("inf")))
+    print(f"  round tables shown after their game's winner message: {late}")
     print(f"  WARNING/ERROR lines in the bots' logs: {len(lines)}")
     for line in lines[:10]:
         print(f"    {line[:200]}")
