@@ -6,14 +6,15 @@ import time
 from urllib.parse import urlsplit
 
 from .errors import ANSWER_TOO_LONG, bad_request
-from .formatting import telegram_length
 from .params import Params
 from .registry import handler
 from .state import TelegramState
+from .text import utf16_len
 
 QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
-# Bot API answerCallbackQuery: "text ... 0-200 characters". Counted like message text
-# (characters); no source says whether Telegram counts UTF-16 units here (RULES.md).
+# Bot API answerCallbackQuery: "text ... 0-200 characters". Counted in UTF-16 code units, as
+# the Bot API counts entity offsets: no source says which unit Telegram's servers count here,
+# and a popup within 200 units is within 200 characters too (RULES.md: the stricter reading).
 MAX_ANSWER_LENGTH = 200
 
 
@@ -30,7 +31,7 @@ async def answer_callback_query(world: TelegramState, p: Params) -> bool:
     if query is None or query.answered or expired:
         raise bad_request(QUERY_TOO_OLD)
     text = p.get_str("text")
-    if text is not None and telegram_length(text) > MAX_ANSWER_LENGTH:
+    if text is not None and utf16_len(text) > MAX_ANSWER_LENGTH:
         raise bad_request(ANSWER_TOO_LONG)
     url = p.get_str("url")
     if url and urlsplit(url if "://" in url else "https://" + url).netloc not in (

@@ -61,17 +61,19 @@ async def test_telegram_refuses_an_empty_text_and_one_empty_once_parsed(fake: Fa
         )
 
 
-@pytest.mark.parametrize("char", ["x", ASTRAL])
-async def test_telegram_refuses_a_popup_over_200_characters(fake: FakeBotApi, char: str) -> None:
+@pytest.mark.parametrize(("char", "units"), [("x", 1), (ASTRAL, 2)])
+async def test_telegram_refuses_a_popup_over_200_utf16_units(
+    fake: FakeBotApi, char: str, units: int
+) -> None:
     markup = {"inline_keyboard": [[{"text": "Go", "callback_data": "go"}]]}
     shown = await text_of(fake, "Pick", reply_markup=markup)
     query = fake.press_button(ANN, ANN, shown["message_id"], "go")
-    assert await refused(fake, "answerCallbackQuery", callback_query_id=query, text=char * 201) == (
+    over = char * (200 // units + 1)
+    assert await refused(fake, "answerCallbackQuery", callback_query_id=query, text=over) == (
         "Bad Request: MESSAGE_TOO_LONG"
     )
-    assert (await call(fake, "answerCallbackQuery", callback_query_id=query, text=char * 200))[
-        0
-    ] == 200
+    within = char * (200 // units)
+    assert (await call(fake, "answerCallbackQuery", callback_query_id=query, text=within))[0] == 200
 
 
 # -- <tg-time> -----------------------------------------------------------------------------------

@@ -10,10 +10,17 @@ from telegram.constants import CallbackQueryLimit
 from cuckoo_bot.app.model import Player
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
-from cuckoo_bot.transport.render.common import Known, Part, card_label, hearts, name_of
+from cuckoo_bot.transport.render.common import (
+    Known,
+    Part,
+    card_label,
+    hearts,
+    name_of,
+    utf16_len,
+)
 from cuckoo_bot.transport.render.names import shown
 
-MAX_POPUP = CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH  # 200 characters
+MAX_POPUP = CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH  # 200, counted in UTF-16 units
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -43,6 +50,10 @@ class ReplyPart(Part):
         return self.tr.t(lang, f"reply_{reply.code}", **params)
 
     def popup(self, lang: str, reply: Reply, players: Known | None = None) -> str:
-        """The answer as a button-press popup: plain text (no HTML there), at most 200 chars."""
+        """The answer as a button-press popup: plain text (no HTML there), at most 200 UTF-16
+        units (within Telegram's 200 whichever unit it counts)."""
         text = html.unescape(_TAG.sub("", self.reply(lang, reply, players)))
-        return text if len(text) <= MAX_POPUP else text[: MAX_POPUP - 1] + "…"
+        if utf16_len(text) <= MAX_POPUP:
+            return text
+        units = text.encode("utf-16-le")[: 2 * (MAX_POPUP - 1)]
+        return units.decode("utf-16-le", errors="ignore") + "…"  # a pair cut in two is dropped

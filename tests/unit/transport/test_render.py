@@ -522,3 +522,16 @@ async def test_the_live_table_opens_from_the_prompt_and_the_group_table_only_whe
     direct = f"https://t.me/cuckoo_bot/table?startapp={game_id}"
     tables = [found for found in named[NoticeKind.TABLE] if found]
     assert tables and all(found == [{"text": label, "url": direct}] for found in tables)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_long_popup_fits_200_utf16_units_and_never_splits_an_emoji(lang: str) -> None:
+    from cuckoo_bot.app.results import Reply
+    from cuckoo_bot.transport.render.common import utf16_len
+
+    for filler in ("🃏" * 300, "x" + "🃏" * 300, "abc" * 100):
+        text = renderer.popup(lang, Reply("invalid_setting", {"name": "lives", "detail": filler}))
+        assert utf16_len(text) <= 200 and text.endswith("…")
+        text.encode("utf-8")  # no half of a surrogate pair left behind
+    short = renderer.popup(lang, Reply("invalid_setting", {"name": "lives", "detail": "🃏"}))
+    assert "🃏" in short and not short.endswith("…")
