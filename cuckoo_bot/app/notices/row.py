@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from cuckoo_bot.app.notices.kinds import NoticeKind
 from cuckoo_bot.app.notices.payloads import Payload
-
-_MOMENT = timedelta(microseconds=1)
 
 
 @dataclass
@@ -88,6 +86,6 @@ class Elsewhere:
                 shown.add(chat)
             # A prompt's answer edits it: Telegram paces the messages sent, not edits.
             paced = paced_since is not None and at >= paced_since and chat > 0
-            if paced and kind != NoticeKind.PLAYED.value and at > sent.get(chat, at - _MOMENT):
+            if paced and kind != NoticeKind.PLAYED.value and (chat not in sent or at > sent[chat]):
                 sent[chat] = at
         return cls(frozenset(held), frozenset(shown), sent)
