@@ -31,7 +31,6 @@ import asyncio
 import os
 import random
 import re
-import socket
 import sys
 import tempfile
 import time
@@ -45,6 +44,7 @@ from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence.engine import make_engine
 from fakebotapi import FakeBotApi
 from tests.e2e.conftest import BotProcess, audit_finished_games, live_move_keys, telegram
+from tests.support.demo import free_port
 from tests.support.driver import choose
 from tests.support.held import Table, percentile, seat
 
@@ -56,12 +56,6 @@ STUCK = 150.0  # seconds without a prompt to press: the game is stuck (the run s
 SECRET = "kills-benchmark_0123456789abcdef"
 PUBLIC_URL = "https://bot.example.org/telegram/update"
 FIRST_GROUP = -1005000000000
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
