@@ -35,7 +35,7 @@ async def settle(deps: Deps, report: Report) -> Batch:
     or table is posted there afresh. What that writes is the next batch to deliver."""
     if not report.moves_on:
         if report.delivered:
-            async with deps.uow(autocommit=True) as uow:  # one statement: no transaction
+            async with deps.uow(autocommit=True) as uow:  # no transaction to begin
                 await uow.outbox.mark(report.delivered)
                 await uow.commit()
         return Batch([])

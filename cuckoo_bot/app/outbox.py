@@ -60,7 +60,7 @@ async def write(
     await uow.outbox.add_many(notices)
     if players is None:
         players = await uow.players.get_many(people(game))
-    sent = await uow.outbox.sent(game.id)
+    sent = await uow.messages.sent(game.id)
     return Batch(
         notices=notices,
         games={game.id: game},
@@ -113,7 +113,7 @@ async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = 
             game = await uow.games.get(game_id)
             if game is not None:
                 games[game_id] = game
-                sent += await uow.outbox.sent(game_id)
+                sent += await uow.messages.sent(game_id)
         ids = {pid for game in games.values() for pid in people(game)}
         ids |= {n.chat_id for n in notices if n.kind.private}
         players = await uow.players.get_many(sorted(ids))
@@ -162,7 +162,7 @@ async def reread(deps: Deps, game_ids: Collection[int]) -> list[SentMessage]:
     found: list[SentMessage] = []
     async with deps.uow(read_only=True) as uow:
         for game_id in sorted(game_ids):
-            found += await uow.outbox.sent(game_id)
+            found += await uow.messages.sent(game_id)
     return found
 
 
@@ -170,20 +170,20 @@ async def doubt(deps: Deps, chat_id: int, since: int) -> None:
     """A message may stand in this chat that the store never learnt of (a send whose
     answer was lost): written down, so any instance clears its keys, not only this one."""
     async with deps.uow() as uow:
-        await uow.outbox.doubt(chat_id, since)
+        await uow.messages.doubt(chat_id, since)
         await uow.commit()
 
 
 async def doubts(deps: Deps) -> dict[int, int]:
     """Every chat in doubt, with its oldest doubtful notice (one statement)."""
     async with deps.uow(autocommit=True) as uow:
-        return await uow.outbox.doubts()
+        return await uow.messages.doubts()
 
 
 async def settle_doubt(deps: Deps, chat_id: int, since: int) -> None:
     """The keys of what no notice accounts for in the chat are cleared: no doubt left."""
     async with deps.uow(autocommit=True) as uow:
-        await uow.outbox.settle_doubt(chat_id, since)
+        await uow.messages.settle_doubt(chat_id, since)
         await uow.commit()
 
 
@@ -195,14 +195,14 @@ async def unaccounted(
     notice put there): the ``span`` ids just ``below`` a message, nearest first, or else the
     ``span`` ids right after that newest one."""
     async with deps.uow(read_only=True) as uow:
-        low = await uow.outbox.newest_before(chat_id, notice_id)
+        low = await uow.messages.newest_before(chat_id, notice_id)
         if below is None:
             ids = range(low + 1, low + 1 + span)
         else:
             ids = range(below - 1, max(low, below - 1 - span), -1)
         if not ids:
             return []
-        known = await uow.outbox.messages_between(chat_id, min(ids), max(ids))
+        known = await uow.messages.messages_between(chat_id, min(ids), max(ids))
     return [m for m in ids if m not in known]
 
 
@@ -218,14 +218,17 @@ async def mark(deps: Deps, delivered: Sequence[Delivered]) -> None:
     """Record what was sent, refused, superseded or failed: one statement for the batch."""
     if not delivered:
         return
-    async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
+    async with deps.uow(autocommit=True) as uow:
         await uow.outbox.mark(delivered)
         await uow.commit()
 
 
 async def prune(deps: Deps) -> int:
-    """Delete sent notices older than ``RETENTION`` that nothing edits any more."""
+    """Delete notices done and messages last changed over ``RETENTION`` ago that nothing
+    edits any more."""
     async with deps.uow(autocommit=True) as uow:
-        gone = await uow.outbox.prune(deps.clock.now() - RETENTION)
+        before = deps.clock.now() - RETENTION
+        gone = await uow.outbox.prune(before)
+        await uow.messages.prune(before)
         await uow.commit()
     return gone

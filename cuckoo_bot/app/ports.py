@@ -146,17 +146,45 @@ class OutboxRepository(Protocol):
         (not delivered yet) or shows its keys: a game whose turn may wait for nobody."""
         ...
 
+    async def mark(self, delivered: Sequence[Delivered]) -> None:
+        """Record of each notice that it was shown, refused, superseded or failed, and merge
+        what it showed into its message's row in ``messages``: a row takes a report only if
+        it is newer (``Message.after``), whatever order reports come in. One statement on
+        PostgreSQL; on SQLite two, the messages first (killed in between, a notice is shown
+        again, and no message stands that the store does not know of)."""
+        ...
+
+    async def prune(self, before: datetime) -> int:
+        """Delete notices done before ``before`` whose game is over (or that have none) and
+        whose message shows no keys; how many."""
+        ...
+
+    async def backlog(self) -> int:
+        """How many notices wait to be delivered."""
+        ...
+
+
+class MessageRepository(Protocol):
+    """The ``messages`` table: one row per message the bot has shown, or may have shown (no
+    id: a send whose answer never came). Its rules: ``app/notices/message.py``."""
+
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        """The game's messages that later notices may edit: those that show keys, and in each
+        chat the newest that shows its lobby, its table, or a player's answered prompt."""
+        ...
+
     async def doubt(self, chat_id: int, since: int) -> None:
         """A message may stand in this chat that the store never learnt of, after the
-        newest one the notices before notice ``since`` put there (the oldest doubt is kept)."""
+        newest one the notices before notice ``since`` put there: a row with no id."""
         ...
 
     async def doubts(self) -> dict[int, int]:
-        """Every chat in doubt, with its oldest doubtful notice."""
+        """Every chat with a message of unknown id, with its oldest such notice."""
         ...
 
     async def settle_doubt(self, chat_id: int, since: int) -> None:
-        """The doubt since notice ``since`` is cleared (an older one recorded since stays)."""
+        """The messages of unknown id in the chat since notice ``since`` are dealt with (an
+        older one recorded since stays)."""
         ...
 
     async def newest_before(self, chat_id: int, notice_id: int) -> int:
@@ -167,22 +195,9 @@ class OutboxRepository(Protocol):
         """The messages notices put in the chat from ``low`` to ``high``, both included."""
         ...
 
-    async def sent(self, game_id: int) -> list[SentMessage]:
-        """The game's messages that later notices may edit: those that still show keys, and
-        its newest lobby and table message."""
-        ...
-
-    async def mark(self, delivered: Sequence[Delivered]) -> None:
-        """Record sends, edits, refusals, superseded notices and failed tries (one
-        statement)."""
-        ...
-
     async def prune(self, before: datetime) -> int:
-        """Delete notices sent before ``before`` that no later notice can edit; how many."""
-        ...
-
-    async def backlog(self) -> int:
-        """How many notices wait to be delivered."""
+        """Delete the rows of messages without keys last changed before ``before`` whose
+        game is over (or that have none); how many."""
         ...
 
 
@@ -225,6 +240,7 @@ class UnitOfWork(Protocol):
     players: PlayerRepository
     games: GameRepository
     outbox: OutboxRepository
+    messages: MessageRepository
     standings: StandingRepository
     updates: UpdateLog
 

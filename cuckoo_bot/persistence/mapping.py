@@ -185,7 +185,6 @@ def notice_values(notice: Notice, created_at: datetime) -> dict[str, Any]:
         "payload": dump_payload(notice.payload),
         "created_at": created_at,
         "attempts": 0,
-        "live_keys": False,
     }
 
 

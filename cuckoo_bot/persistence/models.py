@@ -51,8 +51,7 @@ def _in(column: str, values: tuple[str, ...]) -> str:
 
 OPEN_GAME = text(_in("status", OPEN_STATUSES))
 UNSENT = text("sent_at IS NULL")
-LIVE_KEYS = text("live_keys")
-SENT = text("message_id IS NOT NULL")
+SENT = text("sent_at IS NOT NULL")
 
 
 class Base(DeclarativeBase):
@@ -189,22 +188,15 @@ class ProcessedUpdateRow(Base):
 
 
 class OutboxRow(Base):
-    """A notice to show; once sent, the message it became (later notices edit it)."""
+    """A notice to show (the intent, written with the move); once done, when and how. The
+    message it became is a row of ``messages``."""
 
     __tablename__ = "outbox"
     __table_args__ = (
         Index("ix_outbox_pending", "chat_id", "id", postgresql_where=UNSENT, sqlite_where=UNSENT),
-        # The game's messages with keys still on them, and its newest lobby and table.
+        # What was done lately in a chat (``elsewhere``).
         Index(
-            "ix_outbox_game_sent", "game_id", "kind", "id", postgresql_where=SENT, sqlite_where=SENT
-        ),
-        # The newest message the bot sent in a chat.
-        Index(
-            "ix_outbox_chat_message",
-            "chat_id",
-            "message_id",
-            postgresql_where=SENT,
-            sqlite_where=SENT,
+            "ix_outbox_chat_sent", "chat_id", "sent_at", postgresql_where=SENT, sqlite_where=SENT
         ),
     )
 
@@ -221,13 +213,34 @@ class OutboxRow(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     error: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(Integer)
-    message_id: Mapped[int | None] = mapped_column(BigInteger)  # Telegram's, once sent or edited
-    live_keys: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
     # Which instance delivers it, until when (a lease: the instance renews it while the notice
     # is in its hands; if the instance dies, another takes the notice once it expires). After a
     # failed try, ``claim_until`` alone says when the notice may be tried again.
     claimed_by: Mapped[str | None] = mapped_column(String(64))
     claim_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class MessageRow(Base):
+    """One Telegram message the bot has shown, or may have (no ``message_id``: a send whose
+    answer never came). Its rules: ``app/notices/message.py``."""
+
+    __tablename__ = "messages"
+    __table_args__ = (
+        # A message is one row: a report about it merges into the row (ON CONFLICT).
+        Index("uq_messages_chat_id_message_id", "chat_id", "message_id", unique=True),
+        # A game's messages with keys, and its newest of each kind in each chat.
+        Index("ix_messages_game_shown", "game_id", "shown"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    game_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("games.id", ondelete="CASCADE"))
+    kind: Mapped[str | None] = mapped_column(String(16))
+    sent_by: Mapped[int] = mapped_column(BigInteger)  # the notice that sent it
+    shown: Mapped[int] = mapped_column(BigInteger)  # the newest notice it shows: only grows
+    keys: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
 
 class StandingRow(Base):
@@ -282,15 +295,3 @@ class FloodWaitRow(Base):
 
     chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     until: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
-
-
-class DeliveryDoubtRow(Base):
-    """A chat where a message may stand that the store never learnt of (a send whose
-    answer was lost, a notice another process may have shown before it died): it stands after
-    the newest message the notices before ``since`` put there. Any instance clears its keys
-    (once no other instance is showing something there) and deletes the row."""
-
-    __tablename__ = "delivery_doubts"
-
-    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    since: Mapped[int] = mapped_column(BigInteger)  # the oldest doubtful notice

@@ -18,6 +18,7 @@ from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
     GameRepository,
+    MessageRepository,
     OutboxRepository,
     PlayerRepository,
     StandingRepository,
@@ -29,6 +30,7 @@ from cuckoo_bot.persistence.engine import BEGIN, BEGIN_NONE, BEGIN_READ, BEGIN_W
 from cuckoo_bot.persistence.repositories import (
     SqlChats,
     SqlGames,
+    SqlMessages,
     SqlOutbox,
     SqlPlayers,
     SqlStandings,
@@ -53,6 +55,7 @@ class SqlUnitOfWork:
     players: PlayerRepository
     games: GameRepository
     outbox: OutboxRepository
+    messages: MessageRepository
     standings: StandingRepository
     updates: UpdateLog
 
@@ -91,6 +94,7 @@ class SqlUnitOfWork:
         self.players = SqlPlayers(store)
         self.games = SqlGames(store)
         self.outbox = SqlOutbox(store)
+        self.messages = SqlMessages(store)
         self.standings = SqlStandings(store)
         self.updates = SqlUpdateLog(store)
         return self

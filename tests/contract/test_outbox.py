@@ -102,17 +102,17 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
     async with uow_factory() as uow:
         assert await uow.outbox.claim() == [notices[3]]
         assert await uow.outbox.backlog() == 1
-        sent = await uow.outbox.sent(second.id)
+        sent = await uow.messages.sent(second.id)
         # The prompt still has keys, and it is the newest message in the player's chat.
         assert [(s.notice.id, s.message_id, s.live_keys, s.newest) for s in sent] == [
             (ids[4], 8, True, 8)
         ]
         # A later edit of the same message takes its keys off (the row stays sent).
-        await uow.outbox.mark([Delivered(ids[4], None, False, tries=0)])
+        await uow.outbox.mark([Delivered(ids[4], 8, False, tries=0)])
         await uow.commit()
     async with uow_factory() as uow:
-        assert await uow.outbox.sent(second.id) == []
-        (lobby_message,) = await uow.outbox.sent(first.id)
+        assert await uow.messages.sent(second.id) == []
+        (lobby_message,) = await uow.messages.sent(first.id)
         assert lobby_message.message_id == 501 and lobby_message.notice == notices[0]
         assert await uow.outbox.claim() == [notices[3]]
 
@@ -241,24 +241,24 @@ async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_set
 ) -> None:
     one, two = store.instance("one"), store.instance("two")
     async with one() as uow:
-        await uow.outbox.doubt(ANN, 40)
-        await uow.outbox.doubt(ANN, 50)  # a later doubt: the oldest is kept
-        await uow.outbox.doubt(BEA, 45)
+        await uow.messages.doubt(ANN, 40)
+        await uow.messages.doubt(ANN, 50)  # a later doubt: the oldest is kept
+        await uow.messages.doubt(BEA, 45)
         await uow.commit()
     async with two() as uow:
-        assert await uow.outbox.doubts() == {ANN: 40, BEA: 45}
-        await uow.outbox.doubt(ANN, 30)  # an older one replaces it
+        assert await uow.messages.doubts() == {ANN: 40, BEA: 45}
+        await uow.messages.doubt(ANN, 30)  # an older one replaces it
         await uow.commit()
     async with one() as uow:
-        await uow.outbox.settle_doubt(ANN, 40)  # cleared since 40: the doubt since 30 stays
-        await uow.outbox.settle_doubt(BEA, 45)
+        await uow.messages.settle_doubt(ANN, 40)  # cleared since 40: the doubt since 30 stays
+        await uow.messages.settle_doubt(BEA, 45)
         await uow.commit()
     async with two() as uow:
-        assert await uow.outbox.doubts() == {ANN: 30}
-        await uow.outbox.settle_doubt(ANN, 30)
+        assert await uow.messages.doubts() == {ANN: 30}
+        await uow.messages.settle_doubt(ANN, 30)
         await uow.commit()
     async with one(read_only=True) as uow:
-        assert await uow.outbox.doubts() == {}
+        assert await uow.messages.doubts() == {}
 
 
 async def test_a_running_game_whose_turn_nothing_asks_for_is_found(
@@ -454,7 +454,7 @@ async def test_the_messages_later_notices_may_edit(uow_factory: UnitOfWorkFactor
         Delivered(ids["other game"], message_id=13),
     )
     async with uow_factory(read_only=True) as uow:
-        sent = await uow.outbox.sent(game.id)
+        sent = await uow.messages.sent(game.id)
     assert [(s.notice, s.message_id, s.live_keys, s.newest) for s in sent] == [
         (notes["lobby"], 11, False, 13),
         (notes["table"], 12, True, 13),
@@ -486,12 +486,12 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
         Delivered(elsewhere, message_id=5),
     )
     async with uow_factory(read_only=True) as uow:
-        assert await uow.outbox.newest_before(player, prompt) == 4
-        assert await uow.outbox.newest_before(player, later) == 4
-        assert await uow.outbox.newest_before(player, deal) == 0
-        assert await uow.outbox.messages_between(player, 4, 9) == frozenset({4, 9})
-        assert await uow.outbox.messages_between(player, 5, 8) == frozenset()
-        assert await uow.outbox.messages_between(CHAT_ID, 1, 100) == frozenset({5})
+        assert await uow.messages.newest_before(player, prompt) == 4
+        assert await uow.messages.newest_before(player, later) == 4
+        assert await uow.messages.newest_before(player, deal) == 0
+        assert await uow.messages.messages_between(player, 4, 9) == frozenset({4, 9})
+        assert await uow.messages.messages_between(player, 5, 8) == frozenset()
+        assert await uow.messages.messages_between(CHAT_ID, 1, 100) == frozenset({5})
     deps = Deps(uow=uow_factory, rng=random.Random(0), clock=StepClock())
     # Where the prompt would have shown: after 4, the messages no notice accounts for (9 is).
     assert await outbox.unaccounted(deps, player, prompt, below=None, span=6) == [5, 6, 7, 8, 10]
@@ -537,6 +537,6 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
     assert await outbox.prune(deps) == 0
     # Kept: the running game's, the one with keys still on it, the one not sent yet.
     async with uow_factory() as uow:
-        assert await uow.outbox.messages_between(CHAT_ID, 1, 4) == frozenset({2, 3})
-        assert [s.notice.id for s in await uow.outbox.sent(over.id)] == [notices[2].id]
+        assert await uow.messages.messages_between(CHAT_ID, 1, 4) == frozenset({2, 3})
+        assert [s.notice.id for s in await uow.messages.sent(over.id)] == [notices[2].id]
         assert [n.id for n in await uow.outbox.claim()] == [notices[3].id]

@@ -307,7 +307,7 @@ async def live_key_rows(
             rows = [
                 (game_id, sent.notice.id)
                 for game_id in games
-                for sent in await uow.outbox.sent(game_id)
+                for sent in await uow.messages.sent(game_id)
                 if sent.live_keys
             ]
         if not rows or loop.time() >= until:

@@ -42,13 +42,14 @@ class SentMessage:
 
 @dataclass(frozen=True)
 class Delivered:
-    """What became of one notice (or of an earlier message a notice replaced)."""
+    """What became of one notice, and of the message it showed (``message_id``): a report
+    that message's row in ``messages`` takes if it is newer (``Message.after``)."""
 
     notice_id: int
     message_id: int | None = None  # Telegram's id of the message sent or edited
     live_keys: bool = False  # that message shows keys now
     error: str | None = None  # why it was not shown (superseded, refused, ...)
-    tries: int = 1  # 0: only the keys of an earlier message were cleared
+    tries: int = 1  # 0: only the keys of the message that showed it were cleared
     retry_at: datetime | None = None  # failed this time: any instance may try again from then
 
 
@@ -69,20 +70,20 @@ class Elsewhere:
     @classmethod
     def of(
         cls,
-        rows: Iterable[tuple[int, datetime | None, str, int | None]],
+        rows: Iterable[tuple[int, datetime | None, str, bool]],
         since: datetime | None,
         paced_since: datetime | None,
     ) -> Elsewhere:
-        """From the notices a store found (chat, sent at, kind, message id): those not sent
-        are held elsewhere; the store's own query chose which rows to give."""
+        """From the notices a store found (chat, done at, kind, whether it was shown): those
+        not done are held elsewhere; the store's own query chose which rows to give."""
         held: set[int] = set()
         shown: set[int] = set()
         sent: dict[int, datetime] = {}
-        for chat, at, kind, message in rows:
+        for chat, at, kind, was_shown in rows:
             if at is None:
                 held.add(chat)
                 continue
-            if since is not None and at >= since and message is not None:
+            if since is not None and at >= since and was_shown:
                 shown.add(chat)
             # A prompt's answer edits it: Telegram paces the messages sent, not edits.
             paced = paced_since is not None and at >= paced_since and chat > 0

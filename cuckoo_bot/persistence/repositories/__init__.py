@@ -3,6 +3,7 @@ is one transaction (``uow.py``)."""
 
 from cuckoo_bot.persistence.repositories.chats import SqlChats
 from cuckoo_bot.persistence.repositories.games import SqlGames
+from cuckoo_bot.persistence.repositories.messages import SqlMessages
 from cuckoo_bot.persistence.repositories.outbox import SqlOutbox
 from cuckoo_bot.persistence.repositories.players import SqlPlayers
 from cuckoo_bot.persistence.repositories.standings import SqlStandings
@@ -18,6 +19,7 @@ __all__ = [
     "UPDATE_RETENTION",
     "SqlChats",
     "SqlGames",
+    "SqlMessages",
     "SqlOutbox",
     "SqlPlayers",
     "SqlStandings",

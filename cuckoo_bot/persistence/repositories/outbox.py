@@ -8,7 +8,6 @@ from typing import cast
 
 from sqlalchemy import (
     BigInteger,
-    Boolean,
     Integer,
     Text,
     and_,
@@ -22,20 +21,20 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import aliased
 
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind, SentMessage
+from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind
 from cuckoo_bot.persistence.mapping import (
     notice_from_row,
     notice_values,
 )
 from cuckoo_bot.persistence.models import (
     OPEN_GAME,
-    DeliveryDoubtRow,
     GameRow,
+    MessageRow,
     OutboxRow,
 )
+from cuckoo_bot.persistence.repositories.messages import SqlMessages, merge, reported, reports
 from cuckoo_bot.persistence.repositories.store import Store, table_of
 from cuckoo_bot.persistence.types import UtcDateTime
 
@@ -139,127 +138,54 @@ class SqlOutbox:
             OutboxRow.claim_until > self._s.now(),
         )
         either = [held]
+        shown = OutboxRow.error.is_(None)  # done, and not refused or superseded
         if since is not None:
-            either.append(and_(OutboxRow.sent_at >= since, OutboxRow.message_id.is_not(None)))
+            either.append(and_(OutboxRow.sent_at >= since, shown))
         if paced_since is not None:
             either.append(and_(OutboxRow.chat_id > 0, OutboxRow.sent_at >= paced_since))
         rows = await self._s.session.execute(
-            select(
-                OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, OutboxRow.message_id
-            ).where(or_(*older), or_(*either))
+            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, shown).where(
+                or_(*older), or_(*either)
+            )
         )
         return Elsewhere.of(rows.all(), since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
-        asking = (
+        asks = [NoticeKind.PROMPT.value, NoticeKind.TURN.value]
+        on_its_way = (
             select(OutboxRow.id)
             .where(
                 OutboxRow.game_id == GameRow.id,
-                OutboxRow.kind.in_([NoticeKind.PROMPT.value, NoticeKind.TURN.value]),
-                or_(OutboxRow.sent_at.is_(None), OutboxRow.live_keys),
+                OutboxRow.kind.in_(asks),
+                OutboxRow.sent_at.is_(None),
             )
             .exists()
         )
-        query = select(GameRow.id).where(GameRow.status == GameStatus.RUNNING.value, ~asking)
+        showing = (
+            select(MessageRow.id)
+            .where(MessageRow.game_id == GameRow.id, MessageRow.kind.in_(asks), MessageRow.keys)
+            .exists()
+        )
+        query = select(GameRow.id).where(
+            GameRow.status == GameStatus.RUNNING.value, ~on_its_way, ~showing
+        )
         if game_id is not None:
             query = query.where(GameRow.id == game_id)
         found = await self._s.session.scalars(query.order_by(GameRow.id).limit(limit))
         return [int(g) for g in found]
-
-    async def doubt(self, chat_id: int, since: int) -> None:
-        table = DeliveryDoubtRow.__table__
-        statement = self._s.insert(table).values(chat_id=chat_id, since=since)
-        await self._s.session.execute(
-            statement.on_conflict_do_update(
-                index_elements=[DeliveryDoubtRow.chat_id],
-                set_={"since": since},
-                where=DeliveryDoubtRow.since > since,
-            )
-        )
-
-    async def doubts(self) -> dict[int, int]:
-        rows = await self._s.session.execute(
-            select(DeliveryDoubtRow.chat_id, DeliveryDoubtRow.since)
-        )
-        return {int(chat): int(since) for chat, since in rows.all()}
-
-    async def settle_doubt(self, chat_id: int, since: int) -> None:
-        await self._s.session.execute(
-            delete(DeliveryDoubtRow)
-            .where(DeliveryDoubtRow.chat_id == chat_id, DeliveryDoubtRow.since >= since)
-            .execution_options(synchronize_session=False)
-        )
-
-    async def newest_before(self, chat_id: int, notice_id: int) -> int:
-        found = await self._s.session.scalar(
-            select(func.max(OutboxRow.message_id)).where(
-                OutboxRow.chat_id == chat_id, OutboxRow.id < notice_id
-            )
-        )
-        return int(found or 0)
-
-    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
-        found = await self._s.session.scalars(
-            select(OutboxRow.message_id).where(
-                OutboxRow.chat_id == chat_id, OutboxRow.message_id.between(low, high)
-            )
-        )
-        return frozenset(int(m) for m in found if m is not None)
-
-    async def sent(self, game_id: int) -> list[SentMessage]:
-        # The newest lobby and table of the game, and each player's newest answered prompt.
-        newest_here = (
-            select(func.max(OutboxRow.id))
-            .where(
-                OutboxRow.game_id == game_id,
-                OutboxRow.message_id.is_not(None),
-                OutboxRow.kind.in_(
-                    [NoticeKind.LOBBY.value, NoticeKind.TABLE.value, NoticeKind.PLAYED.value]
-                ),
-            )
-            .group_by(OutboxRow.kind, OutboxRow.chat_id)
-        )
-        other = aliased(OutboxRow)
-        newest_in_chat = (
-            select(func.max(other.message_id))
-            .where(other.chat_id == OutboxRow.chat_id, other.message_id.is_not(None))
-            .scalar_subquery()
-        )
-        result = await self._s.session.execute(
-            select(OutboxRow, newest_in_chat)
-            .where(
-                OutboxRow.game_id == game_id,
-                OutboxRow.message_id.is_not(None),
-                or_(OutboxRow.live_keys, OutboxRow.id.in_(newest_here)),
-            )
-            .order_by(OutboxRow.id)
-        )
-        return [
-            SentMessage(
-                notice=notice_from_row(row),
-                message_id=row.message_id or 0,
-                live_keys=row.live_keys,
-                newest=newest or 0,
-            )
-            for row, newest in result.all()
-        ]
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
         if not delivered:
             return
         rows = table_of(OutboxRow)
         now = self._s.now()
-        await self._s.session.execute(
+        marking = (
             update(rows)
             .where(rows.c.id == bindparam("n"))
             .values(
                 # A notice to try again is not done: no sent_at, and free for any instance
                 # from ``retry_at`` on.
                 sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
-                message_id=func.coalesce(
-                    bindparam("message_id", type_=BigInteger), rows.c.message_id
-                ),
-                live_keys=bindparam("live", type_=Boolean),
                 error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
                 attempts=rows.c.attempts + bindparam("tries", type_=Integer),
                 claimed_by=case(
@@ -269,30 +195,49 @@ class SqlOutbox:
                 claim_until=func.coalesce(
                     bindparam("retry_at", type_=UtcDateTime), rows.c.claim_until
                 ),
-            ),
+            )
+        )
+        marks = [
+            {
+                "n": d.notice_id,
+                "at": None if d.retry_at is not None else now,
+                "error": d.error,
+                "tries": d.tries,
+                "retry_at": d.retry_at,
+            }
+            for d in delivered
+        ]
+        if self._s.dialect != "postgresql":
+            # The messages first: killed in between, a notice is shown again, and no message
+            # stands that the store does not know of.
+            await SqlMessages(self._s).record(delivered)
+            await self._s.session.execute(marking, marks)
+            return
+        # One statement: the notices marked (a data-modifying WITH), and what each showed
+        # merged into its message's row.
+        marked = marking.returning(rows.c.id, rows.c.chat_id, rows.c.game_id, rows.c.kind).cte(
+            "marked"
+        )
+        showed = bindparam("message_id", type_=BigInteger).is_not(None)
+        statement = merge(self._s, select(*reported(marked.c)).where(showed)).add_cte(marked)
+        await self._s.session.execute(
+            statement,
             [
-                {
-                    "n": d.notice_id,
-                    "at": None if d.retry_at is not None else now,
-                    "message_id": d.message_id,
-                    "live": d.live_keys,
-                    "error": d.error,
-                    "tries": d.tries,
-                    "retry_at": d.retry_at,
-                }
-                for d in delivered
+                {**mark, **report}
+                for mark, report in zip(marks, reports(delivered, now), strict=True)
             ],
         )
 
     async def prune(self, before: datetime) -> int:
-        """Delete notices sent before ``before`` that nothing edits any more: no keys left on
-        their message, and their game over (or none)."""
+        """Delete notices done before ``before`` that nothing edits any more: their game over
+        (or none), and no message showing them with keys."""
         open_games = select(GameRow.id).where(OPEN_GAME)
+        keyed = select(MessageRow.shown).where(MessageRow.keys, MessageRow.message_id.is_not(None))
         return await self._s.rowcount(
             delete(OutboxRow)
             .where(
                 OutboxRow.sent_at < before,
-                OutboxRow.live_keys.is_(False),
+                OutboxRow.id.not_in(keyed),
                 or_(OutboxRow.game_id.is_(None), OutboxRow.game_id.not_in(open_games)),
             )
             .execution_options(synchronize_session=False)

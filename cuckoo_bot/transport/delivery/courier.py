@@ -254,13 +254,12 @@ class Courier:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(shown.mark(self.tools), timeout=2)
                 raise
-            async with self.tools.marking:  # one mark at a time, each as things stand now
-                report = Report(
-                    delivered=self.tools.current([d for r in results for d in r.unmarked()]),
-                    unreachable=[n for result in results for n in result.unreachable],
-                    migrated=[m for result in results for m in result.migrated],
-                )
-                following = await settle(self.deps, report)
+            report = Report(
+                delivered=[d for result in results for d in result.unmarked()],
+                unreachable=[n for result in results for n in result.unreachable],
+                migrated=[m for result in results for m in result.migrated],
+            )
+            following = await settle(self.deps, report)
             for done in (d for result in results for d in result.delivered):
                 if done.retry_at is None:  # a failed try is taken again later
                     self._marked[done.notice_id] = None

@@ -177,7 +177,7 @@ class GroupLane(Lane):
                     if not await self.tools.budget.take(self.chat_id):
                         return
                     await self.tools.calls.remove(self.chat_id, old.message_id)
-                    self.result.delivered.append(self.tools.keys_gone(old.notice.id))
+                    self.result.delivered.append(self.tools.keys_gone(old))
                     gone = SentMessage(old.notice, old.message_id, False, 0)
                     self.known.remember(gone)
                     self.result.shown.append(gone)

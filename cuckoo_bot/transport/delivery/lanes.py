@@ -6,12 +6,11 @@ waits), and the steps every lane shares (``Lane``)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from telegram import InlineKeyboardMarkup
 from telegram.error import TelegramError
@@ -61,14 +60,6 @@ class Tools:
         self.started = deps.clock.now()
         # Notices this process made and handed to itself (a press, a clock, a reroute).
         self.handed: OrderedDict[int, None] = OrderedDict()
-        # Notices whose message this process has seen lose its keys (a later notice edited
-        # it, or its keys were taken off). Batches are marked as they finish, not in the order
-        # they showed things: an earlier batch still finishing (a group's call, a chat's pace)
-        # must not mark such a notice as showing keys after a later one marked them gone. So
-        # this process marks one statement at a time (``marking``), each with the outcomes as
-        # they stand when it runs (``current``).
-        self._keys_gone: OrderedDict[int, None] = OrderedDict()
-        self.marking = asyncio.Lock()
         # Chats where a message may stand that the store never learnt of (a send whose
         # answer was lost, a leftover another process may have shown): the store's
         # ``delivery_doubts``, as last read (every sweep) or written by this process.
@@ -80,20 +71,12 @@ class Tools:
         while len(self.handed) > 20_000:
             self.handed.popitem(last=False)
 
-    def keys_gone(self, notice_id: int) -> Delivered:
-        """The message this notice showed has no keys any more: its outcome to record."""
-        self._keys_gone[notice_id] = None
-        while len(self._keys_gone) > 20_000:
-            self._keys_gone.popitem(last=False)
-        return Delivered(notice_id, None, False, tries=0)
-
-    def current(self, delivered: list[Delivered]) -> list[Delivered]:
-        """Outcomes as they stand now: a message shown with keys that this process has since
-        seen lose them is recorded without (a notice is shown once in a process's life)."""
-        return [
-            replace(d, live_keys=False) if d.live_keys and d.notice_id in self._keys_gone else d
-            for d in delivered
-        ]
+    @staticmethod
+    def keys_gone(old: SentMessage) -> Delivered:
+        """The message ``old`` describes has no keys any more: the report to record. Batches
+        are marked as they finish, not in the order they showed things; the store keeps the
+        newest state whatever order the reports come in (``Message.after``)."""
+        return Delivered(old.notice.id, old.message_id, False, tries=0)
 
     def left_over(self, notice: Notice) -> bool:
         """Made before this process started: maybe shown already by the one before."""
@@ -221,8 +204,7 @@ class Shown:
         for result, _, end in taken:
             result.flushed = end
         try:
-            async with tools.marking:
-                await outbox.mark(tools.deps, tools.current(shown))
+            await outbox.mark(tools.deps, shown)
         except BaseException:
             for result, start, end in taken:
                 if result.flushed == end:
@@ -268,7 +250,7 @@ class Lane:
             # Older rows that showed this message no longer describe it.
             for old in self.known.live.get((self.chat_id, notice.game_id or 0), []):
                 if old.message_id == message_id and old.notice.id != notice.id:
-                    self.result.delivered.append(self.tools.keys_gone(old.notice.id))
+                    self.result.delivered.append(self.tools.keys_gone(old))
             sent = SentMessage(
                 notice, message_id, live, max(self.known.newest.get(self.chat_id, 0), message_id)
             )

@@ -165,7 +165,7 @@ class PrivateLane(Lane):
             await self.tools.calls.edit(self.chat_id, old.message_id, rendered)
         else:
             await self.tools.calls.remove_keys(self.chat_id, old.message_id)
-        self.result.delivered.append(self.tools.keys_gone(old.notice.id))
+        self.result.delivered.append(self.tools.keys_gone(old))
         cleared = SentMessage(old.notice, old.message_id, False, old.newest)
         self.known.remember(cleared)
         self.result.shown.append(cleared)

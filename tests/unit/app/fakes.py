@@ -17,11 +17,13 @@ from typing import Self
 from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
 from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind, SentMessage
+from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
     ConcurrentUpdate,
     GameRepository,
+    MessageRepository,
     OutboxRepository,
     PlayerRepository,
     StandingRepository,
@@ -42,19 +44,44 @@ class World:
     log: dict[int, list[LogEntry]] = field(default_factory=dict)
     outbox: dict[int, Notice] = field(default_factory=dict)
     sent: dict[int, datetime] = field(default_factory=dict)  # notice id: when it was done
-    messages: dict[int, tuple[int | None, bool]] = field(
-        default_factory=dict
-    )  # id: (message, keys)
+    messages: dict[int, Message] = field(default_factory=dict)  # row id: the ``messages`` row
     # Who holds each undelivered notice, and until when: (instance, lease end); (None, retry)
     # for a failed try waiting for its next one; (None, None) for a notice handed back.
     claims: dict[int, tuple[str | None, datetime | None]] = field(default_factory=dict)
     standings: dict[tuple[int, str, int], Standing] = field(default_factory=dict)
     updates: set[int] = field(default_factory=set)
     holds: dict[int, datetime] = field(default_factory=dict)  # chat: refused until
-    doubts: dict[int, int] = field(default_factory=dict)  # chat: its oldest doubtful notice
     errors: dict[int, str] = field(default_factory=dict)  # notice id: why it was not shown
     next_id: int = 1
     commits: int = 0
+
+    def shows(self, notice_id: int) -> tuple[int | None, bool]:
+        """The message showing this notice now, and whether with keys ((None, False): none)."""
+        for row in self.messages.values():
+            if row.shown == notice_id and row.message_id is not None:
+                return row.message_id, row.keys
+        return None, False
+
+    def message(self, chat_id: int, message_id: int) -> Message | None:
+        """The row of a message, if the store knows it."""
+        for row in self.messages.values():
+            if (row.chat_id, row.message_id) == (chat_id, message_id):
+                return row
+        return None
+
+    def doubts(self) -> dict[int, int]:
+        """Chats with a message of unknown id, each with its oldest such notice."""
+        found: dict[int, int] = {}
+        for row in self.messages.values():
+            if row.message_id is None:
+                found[row.chat_id] = min(found.get(row.chat_id, row.sent_by), row.sent_by)
+        return found
+
+    def put(self, notice_id: int, message_id: int | None, keys: bool) -> None:
+        """Record that a notice shows a message (as ``mark`` would), for tests to set up."""
+        FakeMessages(self, lambda: datetime(2026, 1, 1, tzinfo=UTC)).merge(
+            notice_id, message_id, keys
+        )
 
     def waiting(self) -> list[int]:
         """The notices whose last try failed, waiting for their next one."""
@@ -309,22 +336,22 @@ class FakeOutbox:
                 continue
             holder, until = self.w.claims.get(i, (None, None))
             done = self.w.sent.get(i)
-            message = self.w.messages.get(i, (None, False))[0]
+            shown = i not in self.w.errors
             if (
                 (done is None and holder not in (None, self.instance) and until and until > now)
-                or (done is not None and since is not None and done >= since and message)
+                or (done is not None and since is not None and done >= since and shown)
                 or (done is not None and paced_since is not None and done >= paced_since)
             ):
-                rows.append((chat, done, notice.kind.value, message))
+                rows.append((chat, done, notice.kind.value, shown))
         return Elsewhere.of(rows, since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
+        asks = (NoticeKind.PROMPT, NoticeKind.TURN)
         asking = {
             notice.game_id
             for i, notice in self.w.outbox.items()
-            if notice.kind in (NoticeKind.PROMPT, NoticeKind.TURN)
-            and (i not in self.w.sent or self.w.messages.get(i, (None, False))[1])
-        }
+            if notice.kind in asks and i not in self.w.sent
+        } | {m.game_id for m in self.w.messages.values() if m.kind in asks and m.keys}
         found = [
             g
             for g, game in sorted(self.w.games.items())
@@ -334,63 +361,21 @@ class FakeOutbox:
         ]
         return found[:limit]
 
-    async def doubt(self, chat_id: int, since: int) -> None:
-        self.w.doubts[chat_id] = min(self.w.doubts.get(chat_id, since), since)
-
-    async def doubts(self) -> dict[int, int]:
-        return dict(self.w.doubts)
-
-    async def settle_doubt(self, chat_id: int, since: int) -> None:
-        if self.w.doubts.get(chat_id, since - 1) >= since:
-            del self.w.doubts[chat_id]
-
-    def _shown_in(self, chat_id: int) -> dict[int, int]:
-        return {
-            i: m
-            for i, (m, _) in self.w.messages.items()
-            if m is not None and self.w.outbox[i].chat_id == chat_id
-        }
-
-    async def newest_before(self, chat_id: int, notice_id: int) -> int:
-        return max((m for i, m in self._shown_in(chat_id).items() if i < notice_id), default=0)
-
-    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
-        return frozenset(m for m in self._shown_in(chat_id).values() if low <= m <= high)
-
     async def prune(self, before: datetime) -> int:
         open_games = {i for i, g in self.w.games.items() if g.status.open}
+        keyed = {m.shown for m in self.w.messages.values() if m.keys and m.message_id}
         gone = [
             i
             for i, at in self.w.sent.items()
-            if at < before
-            and not self.w.messages.get(i, (None, False))[1]
-            and self.w.outbox[i].game_id not in open_games
+            if at < before and i not in keyed and self.w.outbox[i].game_id not in open_games
         ]
         for i in gone:
-            for rows in (self.w.outbox, self.w.sent, self.w.messages, self.w.claims):
+            for rows in (self.w.outbox, self.w.sent, self.w.claims):
                 rows.pop(i, None)
         return len(gone)
 
     async def backlog(self) -> int:
         return len(self._undelivered())
-
-    async def sent(self, game_id: int) -> list[SentMessage]:
-        shown = [
-            (n, *self.w.messages[i])
-            for i, n in sorted(self.w.outbox.items())
-            if n.game_id == game_id and self.w.messages.get(i, (None, False))[0] is not None
-        ]
-        newest: dict[tuple[NoticeKind, int], int] = {}
-        for n, _, _ in shown:
-            if n.kind in (NoticeKind.LOBBY, NoticeKind.TABLE, NoticeKind.PLAYED):
-                newest[(n.kind, n.chat_id)] = n.id
-        chats = {n.chat_id for n, _, _ in shown}
-        top = {chat: max(self._shown_in(chat).values()) for chat in chats}
-        return [
-            SentMessage(copy.copy(n), message_id or 0, live, top[n.chat_id])
-            for n, message_id, live in shown
-            if live or newest.get((n.kind, n.chat_id)) == n.id
-        ]
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
         now = self.now()
@@ -399,9 +384,8 @@ class FakeOutbox:
             if notice is None:  # pruned meanwhile
                 continue
             notice.attempts += d.tries
-            message, _ = self.w.messages.get(d.notice_id, (None, False))
-            message = d.message_id if d.message_id is not None else message
-            self.w.messages[d.notice_id] = (message, d.live_keys)
+            if d.message_id is not None:
+                FakeMessages(self.w, self.now).merge(d.notice_id, d.message_id, d.live_keys)
             if d.error is not None:
                 self.w.errors[d.notice_id] = d.error
             if d.retry_at is not None:
@@ -409,6 +393,109 @@ class FakeOutbox:
                 self.w.claims[d.notice_id] = (None, d.retry_at)
             else:
                 self.w.sent.setdefault(d.notice_id, now)
+
+
+class FakeMessages:
+    """The ``messages`` table: a report merges into its message's row by ``Message.after``."""
+
+    def __init__(self, world: World, now: Callable[[], datetime]) -> None:
+        self.w = world
+        self.now = now
+
+    def _row(self, notice: Notice, message_id: int | None, keys: bool) -> Message:
+        return Message(
+            chat_id=notice.chat_id,
+            message_id=message_id,
+            game_id=notice.game_id,
+            kind=notice.kind,
+            sent_by=notice.id,
+            shown=notice.id,
+            keys=keys,
+            at=self.now(),
+        )
+
+    def merge(self, notice_id: int, message_id: int | None, keys: bool) -> None:
+        notice = self.w.outbox.get(notice_id)
+        if notice is None:  # pruned meanwhile
+            return
+        report = self._row(notice, message_id, keys)
+        for key, row in self.w.messages.items():
+            if message_id is not None and (row.chat_id, row.message_id) == (
+                notice.chat_id,
+                message_id,
+            ):
+                self.w.messages[key] = row.after(report)
+                return
+        self.w.messages[max(self.w.messages, default=0) + 1] = report
+
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        shown = sorted(
+            (m for m in self.w.messages.values() if m.game_id == game_id and m.message_id),
+            key=lambda m: m.shown,
+        )
+        edited = (NoticeKind.LOBBY, NoticeKind.TABLE, NoticeKind.PLAYED)
+        newest: dict[tuple[NoticeKind | None, int], int] = {}
+        for m in shown:
+            if m.kind in edited:
+                newest[(m.kind, m.chat_id)] = m.shown
+        chats = {m.chat_id for m in shown}
+        top = {chat: max(self._shown_in(chat)) for chat in chats}
+        return [
+            SentMessage(
+                copy.copy(self.w.outbox[m.shown]), m.message_id or 0, m.keys, top[m.chat_id]
+            )
+            for m in shown
+            if m.shown in self.w.outbox and (m.keys or newest.get((m.kind, m.chat_id)) == m.shown)
+        ]
+
+    async def doubt(self, chat_id: int, since: int) -> None:
+        notice = self.w.outbox.get(since)
+        self.w.messages[max(self.w.messages, default=0) + 1] = Message(
+            chat_id=chat_id,
+            message_id=None,
+            game_id=notice.game_id if notice else None,
+            kind=notice.kind if notice else None,
+            sent_by=since,
+            shown=since,
+            keys=True,
+            at=self.now(),
+        )
+
+    async def doubts(self) -> dict[int, int]:
+        return self.w.doubts()
+
+    async def settle_doubt(self, chat_id: int, since: int) -> None:
+        for key, row in list(self.w.messages.items()):
+            if row.chat_id == chat_id and row.message_id is None and row.sent_by >= since:
+                del self.w.messages[key]
+
+    def _shown_in(self, chat_id: int, before: int | None = None) -> list[int]:
+        return [
+            m.message_id
+            for m in self.w.messages.values()
+            if m.chat_id == chat_id
+            and m.message_id is not None
+            and (before is None or m.sent_by < before)
+        ]
+
+    async def newest_before(self, chat_id: int, notice_id: int) -> int:
+        return max(self._shown_in(chat_id, notice_id), default=0)
+
+    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
+        return frozenset(m for m in self._shown_in(chat_id) if low <= m <= high)
+
+    async def prune(self, before: datetime) -> int:
+        open_games = {i for i, g in self.w.games.items() if g.status.open}
+        gone = [
+            key
+            for key, m in self.w.messages.items()
+            if m.at < before
+            and (not m.keys or m.message_id is None)
+            and m.game_id not in open_games
+        ]
+        for key in gone:
+            del self.w.messages[key]
+        return len(gone)
 
 
 class FakeStandings:
@@ -511,6 +598,7 @@ class FakeUnitOfWork:
     players: PlayerRepository
     games: GameRepository
     outbox: OutboxRepository
+    messages: MessageRepository
     standings: StandingRepository
     updates: UpdateLog
 
@@ -532,6 +620,7 @@ class FakeUnitOfWork:
         self.players = FakePlayers(self._draft)
         self.games = FakeGames(self._draft)
         self.outbox = FakeOutbox(self._draft, self._now, self._instance, self._lease)
+        self.messages = FakeMessages(self._draft, self._now)
         self.standings = FakeStandings(self._draft)
         self.updates = FakeUpdates(self._draft)
         return self

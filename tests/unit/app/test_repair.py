@@ -35,7 +35,7 @@ def _deliver_all(world: World, clock: FakeClock, *, prompt_keys: bool) -> None:
         if i not in world.sent:
             world.sent[i] = clock.now()
             keys = notice.kind is NoticeKind.PROMPT and prompt_keys
-            world.messages[i] = (100 + i, keys)
+            world.put(i, 100 + i, keys)
 
 
 async def test_a_turn_whose_prompt_lost_its_keys_is_asked_again_once_its_grace_is_over() -> None:

@@ -523,19 +523,22 @@ async def test_a_later_batch_that_takes_a_prompts_keys_off_is_not_undone_by_an_e
         await uow.commit()
     await table.courier.deliver(second)
     assert not message.callback_datas  # taken off in the chat
-    assert table.world.messages[shown[0].id][1] is False
+    row = table.world.message(player, message.message_id)
+    assert row is not None and row.keys is False and row.shown > shown[0].id
     assert shown[1].id not in table.world.sent  # the first batch is not marked yet
     held.gate.set()
     await delivering
     assert shown[1].id in table.world.sent
     # The earlier batch, marked last, still says the prompt's keys are gone.
-    assert table.world.messages[shown[0].id] == (message.message_id, False)
+    assert table.world.message(player, message.message_id) == row
 
 
 def _forget(table: Table, notice_id: int) -> None:
     """The process crashed after Telegram showed the notice and before its mark was written."""
     table.world.sent.pop(notice_id, None)
-    table.world.messages.pop(notice_id, None)
+    for key, row in list(table.world.messages.items()):
+        if notice_id in (row.shown, row.sent_by):
+            del table.world.messages[key]
 
 
 def _restarted(table: Table, bot: Bot) -> Courier:

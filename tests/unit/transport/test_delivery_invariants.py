@@ -247,9 +247,9 @@ class DeliveryMachine(RuleBasedStateMachine):
                 await instance.courier.sweep()
             pending = [i for i in self.world.outbox if i not in self.world.sent]
             busy = any(i.courier._tasks for i in self.instances.values())
-            if not pending and not busy and not self.world.doubts:
+            if not pending and not busy and not self.world.doubts():
                 return
-        raise AssertionError(f"left undelivered: {pending}; in doubt: {self.world.doubts}")
+        raise AssertionError(f"left undelivered: {pending}; in doubt: {self.world.doubts()}")
 
     @rule()
     def settle(self) -> None:
@@ -289,8 +289,8 @@ class DeliveryMachine(RuleBasedStateMachine):
             ]
             notices = [
                 f"{i} {n.kind.value} t{getattr(n.payload, 'turn', '')}"
-                f" m{self.world.messages.get(i, (None,))[0]}"
-                f"{' keys' if self.world.messages.get(i, (None, False))[1] else ''}"
+                f" m{self.world.shows(i)[0]}"
+                f"{' keys' if self.world.shows(i)[1] else ''}"
                 f"{'' if i in self.world.sent else ' UNSENT'} {self.world.errors.get(i, '')}"
                 for i, n in sorted(self.world.outbox.items())
                 if n.chat_id == chat

@@ -70,7 +70,7 @@ async def test_a_turn_no_message_asks_with_keys_is_asked_again_and_said_so(
     (asked,) = [
         i for i, n in world.outbox.items() if n.kind is NoticeKind.PROMPT and i in world.sent
     ]
-    world.messages[asked] = (prompt.message.message_id, False)
+    world.put(asked, prompt.message.message_id, False)
     assert table.prompt() is None  # the game waits for a player with nothing to press
 
     clock.advance(repair.GRACE.total_seconds() + repair.LOOK_EVERY.total_seconds())

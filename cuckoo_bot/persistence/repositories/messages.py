@@ -1,0 +1,191 @@
+"""The ``messages`` table: one row per message the bot has shown, merged by conditional writes
+(the rules: ``app/notices/message.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+)
+from sqlalchemy.orm import aliased
+from sqlalchemy.sql import Select
+
+from cuckoo_bot.app.notices import Delivered, NoticeKind, SentMessage
+from cuckoo_bot.persistence.mapping import notice_from_row
+from cuckoo_bot.persistence.models import OPEN_GAME, GameRow, MessageRow, OutboxRow
+from cuckoo_bot.persistence.repositories.store import Store, table_of
+from cuckoo_bot.persistence.types import UtcDateTime
+
+# The kinds whose newest message in a chat later notices edit (besides any with keys).
+EDITED = (NoticeKind.LOBBY.value, NoticeKind.TABLE.value, NoticeKind.PLAYED.value)
+
+
+def reported(notice: Any) -> list[Any]:
+    """The columns of a report about a message, from the notice (``notice``: its columns)
+    and the parameters ``message_id``, ``keys`` and ``now``."""
+    return [
+        notice.chat_id,
+        bindparam("message_id", type_=BigInteger),
+        notice.game_id,
+        notice.kind,
+        notice.id,
+        notice.id,
+        bindparam("keys", type_=Boolean),
+        bindparam("now", type_=UtcDateTime),
+    ]
+
+
+def reports(delivered: Sequence[Delivered], now: datetime) -> list[dict[str, Any]]:
+    return [
+        {"n": d.notice_id, "message_id": d.message_id, "keys": d.live_keys, "now": now}
+        for d in delivered
+    ]
+
+
+def merge(store: Store, report: Select[Any]) -> Any:
+    """INSERT the reports ``report`` selects (``reported``'s columns), each merged into the row
+    of its message if there is one: ``Message.after``, as a conditional write. The report
+    replaces the row's state only if it is newer, in the order (shown, keys gone);
+    whichever comes later, the row keeps its earliest sender."""
+    rows = table_of(MessageRow)
+    insert = store.insert(rows).from_select(
+        ["chat_id", "message_id", "game_id", "kind", "sent_by", "shown", "keys", "updated_at"],
+        report,
+    )
+    new = insert.excluded
+    newer = or_(
+        new.shown > rows.c.shown,
+        and_(new.shown == rows.c.shown, rows.c["keys"], ~new["keys"]),
+    )
+
+    def chosen(column: str) -> Any:
+        return case((newer, new[column]), else_=rows.c[column])
+
+    return insert.on_conflict_do_update(
+        index_elements=[rows.c.chat_id, rows.c.message_id],
+        set_={
+            **{c: chosen(c) for c in ("game_id", "kind", "shown", "keys", "updated_at")},
+            "sent_by": case((new.sent_by < rows.c.sent_by, new.sent_by), else_=rows.c.sent_by),
+        },
+    )
+
+
+class SqlMessages:
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    async def record(self, delivered: Sequence[Delivered]) -> None:
+        """Merge what the notices showed into their messages' rows (one statement)."""
+        shown = [d for d in delivered if d.message_id is not None]
+        if not shown:
+            return
+        notices = table_of(OutboxRow)
+        # The chat, the game and the kind are the notice's, read in the same statement.
+        report = select(*reported(notices.c)).where(notices.c.id == bindparam("n"))
+        await self._s.session.execute(merge(self._s, report), reports(shown, self._s.now()))
+
+    async def sent(self, game_id: int) -> list[SentMessage]:
+        m = MessageRow
+        newest_here = (
+            select(func.max(m.shown))
+            .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(EDITED))
+            .group_by(m.kind, m.chat_id)
+        )
+        other = aliased(MessageRow)
+        newest_in_chat = (
+            select(func.max(other.message_id)).where(other.chat_id == m.chat_id).scalar_subquery()
+        )
+        result = await self._s.session.execute(
+            select(OutboxRow, m.message_id, m.keys, newest_in_chat)
+            .join(OutboxRow, OutboxRow.id == m.shown)
+            .where(
+                m.game_id == game_id,
+                m.message_id.is_not(None),
+                or_(m.keys, m.shown.in_(newest_here)),
+            )
+            .order_by(m.shown)
+        )
+        return [
+            SentMessage(
+                notice=notice_from_row(row),
+                message_id=message_id or 0,
+                live_keys=keys,
+                newest=newest or 0,
+            )
+            for row, message_id, keys, newest in result.all()
+        ]
+
+    async def doubt(self, chat_id: int, since: int) -> None:
+        def of_notice(column: Any) -> Any:
+            return select(column).where(OutboxRow.id == since).scalar_subquery()
+
+        await self._s.session.execute(
+            self._s.insert(MessageRow).values(
+                chat_id=chat_id,
+                message_id=None,
+                game_id=of_notice(OutboxRow.game_id),
+                kind=of_notice(OutboxRow.kind),
+                sent_by=since,
+                shown=since,
+                keys=True,
+                updated_at=self._s.now(),
+            )
+        )
+
+    async def doubts(self) -> dict[int, int]:
+        rows = await self._s.session.execute(
+            select(MessageRow.chat_id, func.min(MessageRow.sent_by))
+            .where(MessageRow.message_id.is_(None))
+            .group_by(MessageRow.chat_id)
+        )
+        return {int(chat): int(since) for chat, since in rows.all()}
+
+    async def settle_doubt(self, chat_id: int, since: int) -> None:
+        await self._s.session.execute(
+            delete(MessageRow)
+            .where(
+                MessageRow.chat_id == chat_id,
+                MessageRow.message_id.is_(None),
+                MessageRow.sent_by >= since,
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def newest_before(self, chat_id: int, notice_id: int) -> int:
+        found = await self._s.session.scalar(
+            select(func.max(MessageRow.message_id)).where(
+                MessageRow.chat_id == chat_id, MessageRow.sent_by < notice_id
+            )
+        )
+        return int(found or 0)
+
+    async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
+        found = await self._s.session.scalars(
+            select(MessageRow.message_id).where(
+                MessageRow.chat_id == chat_id, MessageRow.message_id.between(low, high)
+            )
+        )
+        return frozenset(int(m) for m in found if m is not None)
+
+    async def prune(self, before: datetime) -> int:
+        open_games = select(GameRow.id).where(OPEN_GAME)
+        return await self._s.rowcount(
+            delete(MessageRow)
+            .where(
+                MessageRow.updated_at < before,
+                MessageRow.keys.is_(False) | MessageRow.message_id.is_(None),
+                or_(MessageRow.game_id.is_(None), MessageRow.game_id.not_in(open_games)),
+            )
+            .execution_options(synchronize_session=False)
+        )
