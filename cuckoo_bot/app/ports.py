@@ -13,6 +13,7 @@ from cuckoo_bot.domain.actions import PlayerId
 
 if TYPE_CHECKING:
     from cuckoo_bot.app.notices import Delivered, SentMessage
+    from cuckoo_bot.app.notices.message import Message
 
 
 class ChatRepository(Protocol):
@@ -167,6 +168,10 @@ class OutboxRepository(Protocol):
 class MessageRepository(Protocol):
     """The ``messages`` table: one row per message the bot has shown, or may have shown (no
     id: a send whose answer never came). Its rules: ``app/notices/message.py``."""
+
+    async def get(self, chat_id: int, message_id: int) -> Message | None:
+        """The row of one message, if the store knows it."""
+        ...
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         """The game's messages that later notices may edit: those that show keys, and in each

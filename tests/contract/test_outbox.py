@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+from itertools import permutations
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
@@ -540,3 +541,45 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
         assert await uow.messages.messages_between(CHAT_ID, 1, 4) == frozenset({2, 3})
         assert [s.notice.id for s in await uow.messages.sent(over.id)] == [notices[2].id]
         assert [n.id for n in await uow.outbox.claim()] == [notices[3].id]
+
+
+async def test_a_message_ends_as_its_newest_report_whatever_order_the_marks_come_in(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Batches are marked as they finish, by any instance: a prompt sent with its keys, its
+    keys taken off, the answer edited in, the next prompt edited in with keys. In every
+    order those reports can reach the store, the message ends showing the newest (the next
+    prompt, with keys), sent by the first; without the last report, the answer, no keys."""
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        asked = Notice(NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game.id)
+        answer = Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 4, "done_keep"), game.id)
+        again = Notice(NoticeKind.PROMPT, ANN, PromptNote(2, 9, ACE, 3, ("keep",), 2), game.id)
+        await uow.outbox.add_many([asked, answer, again])
+        await uow.commit()
+
+    def reports(message_id: int, *, last: bool) -> list[Delivered]:
+        found = [
+            Delivered(asked.id, message_id, live_keys=True),
+            Delivered(asked.id, message_id, live_keys=False, tries=0),
+            Delivered(answer.id, message_id),
+        ]
+        return [*found, Delivered(again.id, message_id, live_keys=True)] if last else found
+
+    cases = [(last, order) for last in (True, False) for order in permutations(range(3 + last))]
+    for number, (last, order) in enumerate(cases, start=100):
+        found = reports(number, last=last)
+        for index in order:
+            await _mark(uow_factory, found[index])
+    async with uow_factory(read_only=True) as uow:
+        for number, (last, order) in enumerate(cases, start=100):
+            row = await uow.messages.get(ANN, number)
+            assert row is not None, order
+            newest = again if last else answer
+            assert (row.shown, row.keys, row.kind, row.sent_by) == (
+                newest.id,
+                last,
+                newest.kind,
+                asked.id,
+            ), (last, order)

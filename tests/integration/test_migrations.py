@@ -84,6 +84,51 @@ async def test_upgrading_a_database_with_games_keeps_every_row(blank_database_ur
     assert await _counts(url) == counts
 
 
+async def test_upgrading_to_the_messages_table_keeps_each_message_as_its_newest_notice_left_it(
+    blank_database_url: URL,
+) -> None:
+    """Before ``messages``, each notice kept the message it showed: a prompt (keys), then
+    its answer edited in (no keys), and a chat in doubt. After: one row per message, as the
+    newest notice left it, sent by the oldest; the doubt a row without id."""
+    url = blank_database_url
+    await migrate.upgrade(url, "0007_delivery_doubts")
+    now = "'2026-11-29 12:00:00'"
+    outbox = "INSERT INTO outbox (id, kind, chat_id, game_id, payload, created_at, attempts"
+    for statement in (
+        "INSERT INTO chats (id, title, language, settings, active, created_at, updated_at)"
+        f" VALUES (-100, 'Club', 'en', '{{}}', true, {now}, {now})",
+        "INSERT INTO players (id, first_name, is_computer, created_at, updated_at)"
+        f" VALUES (1, 'Ann', false, {now}, {now})",
+        "INSERT INTO games (id, chat_id, status, creator_id, settings, seats, winners,"
+        " shared_victory, language, created_at, version, log_seq)"
+        f" VALUES (5, -100, 'running', 1, '{{}}', '[1]', '[]', false, 'en', {now}, 3, 0)",
+        f"{outbox}, sent_at, message_id, live_keys)"
+        f" VALUES (1, 'prompt', 1, 5, '{{}}', {now}, 1, {now}, 40, true)",
+        f"{outbox}, sent_at, message_id, live_keys)"
+        f" VALUES (2, 'played', 1, 5, '{{}}', {now}, 1, {now}, 40, false)",
+        f"{outbox}) VALUES (3, 'prompt', 1, 5, '{{}}', {now}, 0)",
+        "INSERT INTO delivery_doubts (chat_id, since) VALUES (1, 3)",
+    ):
+        await _execute(url, statement)
+    await migrate.upgrade(url)
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as connection:
+            rows = await connection.execute(
+                text(
+                    "SELECT chat_id, message_id, game_id, kind, sent_by, shown, keys"
+                    " FROM messages ORDER BY shown"
+                )
+            )
+            found = [tuple(row) for row in rows.all()]
+    finally:
+        await engine.dispose()
+    assert found == [(1, 40, 5, "played", 1, 2, False), (1, None, 5, "prompt", 3, 3, True)]
+    await migrate.downgrade(url, "0007_delivery_doubts")
+    assert await _scalar(url, "SELECT since FROM delivery_doubts WHERE chat_id = 1") == 3
+    assert await _scalar(url, "SELECT message_id FROM outbox WHERE id = 2") == 40
+
+
 async def _scalar(url: URL, statement: str) -> object:
     engine = make_engine(url)
     try:

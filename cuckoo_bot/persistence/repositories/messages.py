@@ -22,6 +22,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
 from cuckoo_bot.app.notices import Delivered, NoticeKind, SentMessage
+from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.persistence.mapping import notice_from_row
 from cuckoo_bot.persistence.models import OPEN_GAME, GameRow, MessageRow, OutboxRow
 from cuckoo_bot.persistence.repositories.store import Store, table_of
@@ -94,6 +95,25 @@ class SqlMessages:
         # The chat, the game and the kind are the notice's, read in the same statement.
         report = select(*reported(notices.c)).where(notices.c.id == bindparam("n"))
         await self._s.session.execute(merge(self._s, report), reports(shown, self._s.now()))
+
+    async def get(self, chat_id: int, message_id: int) -> Message | None:
+        row = await self._s.row(
+            select(MessageRow).where(
+                MessageRow.chat_id == chat_id, MessageRow.message_id == message_id
+            )
+        )
+        if row is None:
+            return None
+        return Message(
+            chat_id=row.chat_id,
+            message_id=row.message_id,
+            game_id=row.game_id,
+            kind=NoticeKind(row.kind) if row.kind else None,
+            sent_by=row.sent_by,
+            shown=row.shown,
+            keys=row.keys,
+            at=row.updated_at,
+        )
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         m = MessageRow

@@ -428,6 +428,9 @@ class FakeMessages:
                 return
         self.w.messages[max(self.w.messages, default=0) + 1] = report
 
+    async def get(self, chat_id: int, message_id: int) -> Message | None:
+        return self.w.message(chat_id, message_id)
+
     async def sent(self, game_id: int) -> list[SentMessage]:
         shown = sorted(
             (m for m in self.w.messages.values() if m.game_id == game_id and m.message_id),
