@@ -277,6 +277,14 @@ class DeliveryMachine(RuleBasedStateMachine):
                 if m.from_bot and m.callback_datas
             ]
             assert len(keyed) == len(set(keyed)), f"{chat}\n{self.transcripts()}"
+        # The store knows what the chats show: a message the store says has keys has them.
+        for row in self.world.messages.values():
+            if row.message_id is None or not row.keys:
+                continue
+            (message,) = [
+                m for m in self.fake.messages(row.chat_id) if m.message_id == row.message_id
+            ]
+            assert message.callback_datas, f"{row}\n{self.transcripts()}"
 
     def transcripts(self) -> str:
         """Each chat as people read it, and the calls that named it."""
