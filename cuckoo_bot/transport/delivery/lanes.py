@@ -1,8 +1,10 @@
 """What a delivery lane works with and records: its tools (``Tools``: the Bot API calls, the
-renderer, Telegram's limits, what this process remembers of earlier lives' notices and of
-keys gone), the chats' messages (``Known``), what became of each notice (``LaneResult``, which
-the courier hands to the app as a report; ``Shown``, one batch's lanes, marked early while one
-waits), and the steps every lane shares (``Lane``)."""
+renderer, Telegram's limits, which notices this process made itself), the chats' messages as
+the store's ``messages`` table had them (``Known``), what became of each notice and of the
+messages it showed (``LaneResult``, which the courier hands to the app as a report; ``Shown``,
+one batch's lanes, marked early while one waits), and the steps every lane shares (``Lane``).
+Reports are merged into ``messages`` by a conditional write, so they may be marked in any
+order (``app/notices/message.py``)."""
 
 from __future__ import annotations
 
