@@ -6,7 +6,7 @@ nothing edits are pruned."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import permutations
 
 from cuckoo_bot.app import outbox
@@ -248,6 +248,13 @@ async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_set
         await uow.commit()
     async with two() as uow:
         assert await uow.messages.doubts() == {ANN: 40, BEA: 45}
+        for _ in range(3):  # doubted again at every try
+            await uow.messages.doubt(BEA, 45)
+        await uow.commit()
+    async with two() as uow:  # not committed: only counts the rows
+        far = datetime(2100, 1, 1, tzinfo=UTC)
+        assert await uow.messages.prune(far) == 2  # one row a chat: its oldest doubt
+    async with two() as uow:
         await uow.messages.doubt(ANN, 30)  # an older one replaces it
         await uow.commit()
     async with one() as uow:

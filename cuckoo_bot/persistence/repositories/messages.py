@@ -15,8 +15,11 @@ from sqlalchemy import (
     case,
     delete,
     func,
+    literal,
+    null,
     or_,
     select,
+    true,
 )
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
@@ -60,10 +63,7 @@ def merge(store: Store, report: Select[Any]) -> Any:
     replaces the row's state only if it is newer, in the order (shown, keys gone);
     whichever comes later, the row keeps its earliest sender."""
     rows = table_of(MessageRow)
-    insert = store.insert(rows).from_select(
-        ["chat_id", "message_id", "game_id", "kind", "sent_by", "shown", "keys", "updated_at"],
-        report,
-    )
+    insert = store.insert(rows).from_select([*COLUMNS], report)
     new = insert.excluded
     newer = or_(
         new.shown > rows.c.shown,
@@ -80,6 +80,9 @@ def merge(store: Store, report: Select[Any]) -> Any:
             "sent_by": case((new.sent_by < rows.c.sent_by, new.sent_by), else_=rows.c.sent_by),
         },
     )
+
+
+COLUMNS = ("chat_id", "message_id", "game_id", "kind", "sent_by", "shown", "keys", "updated_at")
 
 
 class SqlMessages:
@@ -150,16 +153,31 @@ class SqlMessages:
         def of_notice(column: Any) -> Any:
             return select(column).where(OutboxRow.id == since).scalar_subquery()
 
+        # A lane doubts its chat again at every try while another instance shows there: one
+        # row, the oldest doubt, whatever the number of tries.
+        older = (
+            select(MessageRow.id)
+            .where(
+                MessageRow.chat_id == chat_id,
+                MessageRow.message_id.is_(None),
+                MessageRow.sent_by <= since,
+            )
+            .exists()
+        )
+        row = select(
+            literal(chat_id, BigInteger),
+            null(),
+            of_notice(OutboxRow.game_id),
+            of_notice(OutboxRow.kind),
+            literal(since, BigInteger),
+            literal(since, BigInteger),
+            true(),
+            literal(self._s.now(), UtcDateTime),
+        ).where(~older)
         await self._s.session.execute(
-            self._s.insert(MessageRow).values(
-                chat_id=chat_id,
-                message_id=None,
-                game_id=of_notice(OutboxRow.game_id),
-                kind=of_notice(OutboxRow.kind),
-                sent_by=since,
-                shown=since,
-                keys=True,
-                updated_at=self._s.now(),
+            self._s.insert(MessageRow).from_select(
+                [*COLUMNS],
+                row,
             )
         )
 

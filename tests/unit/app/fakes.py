@@ -452,6 +452,8 @@ class FakeMessages:
         ]
 
     async def doubt(self, chat_id: int, since: int) -> None:
+        if self.w.doubts().get(chat_id, since + 1) <= since:
+            return  # an older doubt stands: one row
         notice = self.w.outbox.get(since)
         self.w.messages[max(self.w.messages, default=0) + 1] = Message(
             chat_id=chat_id,
