@@ -215,7 +215,8 @@ async def hand_back(deps: Deps) -> int:
 
 
 async def mark(deps: Deps, delivered: Sequence[Delivered]) -> None:
-    """Record what was sent, refused, superseded or failed: one statement for the batch."""
+    """Record what was sent, refused, superseded or failed, and merge what it showed into
+    ``messages``: one statement for the batch (two on SQLite)."""
     if not delivered:
         return
     async with deps.uow(autocommit=True) as uow:

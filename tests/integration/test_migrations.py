@@ -59,10 +59,7 @@ async def test_upgrading_a_database_with_games_keeps_every_row(blank_database_ur
     await migrate.upgrade(url, "0001_initial_schema")
     now = "'2026-11-29 12:00:00'"
     for statement in (
-        "INSERT INTO chats (id, title, language, settings, active, created_at, updated_at)"
-        f" VALUES (-100, 'Club', 'en', '{{}}', true, {now}, {now})",
-        "INSERT INTO players (id, first_name, is_computer, created_at, updated_at)"
-        f" VALUES (1, 'Ann', false, {now}, {now})",
+        *_club_and_ann(now),
         "INSERT INTO games (id, chat_id, status, creator_id, settings, seats, winners,"
         " shared_victory, language, created_at, version, lobby_message_id)"
         f" VALUES (5, -100, 'running', 1, '{{}}', '[1]', '[]', false, 'en', {now}, 3, 77)",
@@ -95,10 +92,7 @@ async def test_upgrading_to_the_messages_table_keeps_each_message_as_its_newest_
     now = "'2026-11-29 12:00:00'"
     outbox = "INSERT INTO outbox (id, kind, chat_id, game_id, payload, created_at, attempts"
     for statement in (
-        "INSERT INTO chats (id, title, language, settings, active, created_at, updated_at)"
-        f" VALUES (-100, 'Club', 'en', '{{}}', true, {now}, {now})",
-        "INSERT INTO players (id, first_name, is_computer, created_at, updated_at)"
-        f" VALUES (1, 'Ann', false, {now}, {now})",
+        *_club_and_ann(now),
         "INSERT INTO games (id, chat_id, status, creator_id, settings, seats, winners,"
         " shared_victory, language, created_at, version, log_seq)"
         f" VALUES (5, -100, 'running', 1, '{{}}', '[1]', '[]', false, 'en', {now}, 3, 0)",
@@ -127,6 +121,16 @@ async def test_upgrading_to_the_messages_table_keeps_each_message_as_its_newest_
     await migrate.downgrade(url, "0007_delivery_doubts")
     assert await _scalar(url, "SELECT since FROM delivery_doubts WHERE chat_id = 1") == 3
     assert await _scalar(url, "SELECT message_id FROM outbox WHERE id = 2") == 40
+
+
+def _club_and_ann(now: str) -> tuple[str, str]:
+    """A group and a player, as every schema since the first has them."""
+    return (
+        "INSERT INTO chats (id, title, language, settings, active, created_at, updated_at)"
+        f" VALUES (-100, 'Club', 'en', '{{}}', true, {now}, {now})",
+        "INSERT INTO players (id, first_name, is_computer, created_at, updated_at)"
+        f" VALUES (1, 'Ann', false, {now}, {now})",
+    )
 
 
 async def _scalar(url: URL, statement: str) -> object:

@@ -1,5 +1,6 @@
 """What a press costs the database: one write transaction for the move, everything it makes
-players see and what its answer needs, then one statement marking what the courier sent.
+players see and what its answer needs, then one statement marking what the courier sent (two
+on SQLite, which cannot mark the notices and merge their messages in one).
 Counted with SQLAlchemy's cursor events, on SQLite and PostgreSQL, through the bot's real key
 handler, the real courier and the fake Bot API."""
 

@@ -57,8 +57,9 @@ ELSEWHERE = 0.25
 
 
 class Courier:
-    """Delivers notices chat by chat. Nothing here is the truth: the outbox is; a notice in
-    flight is only kept from being sent twice by two runs of this process."""
+    """Delivers notices chat by chat. Nothing here is the truth: the store is (the outbox's
+    notices, the ``messages`` table's rows); a notice in flight is only kept from being sent
+    twice by two runs of this process."""
 
     def __init__(
         self,
