@@ -78,11 +78,7 @@ class Instance:
         """SIGKILL: the store connection dies first (nothing more is written), then every
         delivery under way stops where it stands, its calls in flight cut."""
         self.store.down = True
-        self.courier._closing = True
-        for handle in self.courier._wakeups.values():
-            handle.cancel()
-        for task in list(self.courier._tasks):
-            task.cancel()
+        self.courier.kill()
 
 
 class DeliveryMachine(RuleBasedStateMachine):
@@ -241,12 +237,12 @@ class DeliveryMachine(RuleBasedStateMachine):
             await asyncio.sleep(0.01)
             for instance in list(self.instances.values()):
                 await instance.courier.drain(within=5)
-                instance.courier._closing = False
+                instance.courier.reopen()
             await self.advance(7)  # past any lease of an instance that died
             for instance in list(self.instances.values()):
                 await instance.courier.sweep()
             pending = [i for i in self.world.outbox if i not in self.world.sent]
-            busy = any(i.courier._tasks for i in self.instances.values())
+            busy = any(i.courier.busy for i in self.instances.values())
             if not pending and not busy and not self.world.doubts():
                 return
         raise AssertionError(f"left undelivered: {pending}; in doubt: {self.world.doubts()}")

@@ -1,0 +1,41 @@
+"""Several instances: before a batch is shown, what other instances are doing in its chats."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from cuckoo_bot.app import outbox
+from cuckoo_bot.app.notices import Notice
+from cuckoo_bot.transport.delivery.known import Known
+from cuckoo_bot.transport.delivery.tools import Tools
+
+
+async def behind(
+    tools: Tools, by_chat: dict[int, list[Notice]], known: Known, read_at: datetime | None
+) -> frozenset[int]:
+    """The chats where another instance still holds older notices than these: a chat's
+    notices are shown in order, whichever instance shows them. Where a notice was shown since
+    the batch read its chats' messages, they are read again (into ``known``). A private chat
+    sent a message by another instance within its pace waits the rest of it here (Telegram's
+    one a second counts every instance's). One statement, and a read more only where needed;
+    none for the only process delivering."""
+    if tools.alone:
+        return frozenset()
+    deps = tools.deps
+    oldest = {chat: min(n.id for n in items) for chat, items in by_chat.items()}
+    now = deps.clock.now()
+    interval = tools.pacer.interval
+    paced_since = now - timedelta(seconds=interval) if interval > 0 else None
+    found = await outbox.elsewhere(deps, oldest, read_at, paced_since)
+    for chat, at in found.sent.items():  # another instance's message keeps the pace too
+        tools.pacer.sent(chat, ago=(now - at).total_seconds())
+    stale = {
+        n.game_id
+        for chat in found.shown - found.held
+        for n in by_chat[chat]
+        if n.game_id is not None
+    }
+    if stale:
+        for sent in await outbox.reread(deps, stale):
+            known.remember(sent)
+    return found.held

@@ -1,0 +1,62 @@
+"""Keys of a message no notice accounts for: a copy another process may have shown before it
+died (its mark lost with it), or a send whose answer was lost. Such a message stands after the
+newest one the notices before it put in the chat (a chat's notices are shown in order)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from telegram.error import TelegramError
+
+from cuckoo_bot.app import outbox
+from cuckoo_bot.transport.delivery.calls import Unreachable
+from cuckoo_bot.transport.delivery.known import Known
+from cuckoo_bot.transport.delivery.results import LaneResult
+from cuckoo_bot.transport.delivery.tools import Tools
+
+log = logging.getLogger(__name__)
+
+GAP = 5  # messages before a resent leftover whose keys are cleared
+
+
+class Clearing(Protocol):
+    """The lane that clears (``lanes.Lane``)."""
+
+    tools: Tools
+    chat_id: int
+    known: Known
+    result: LaneResult
+
+    async def spend(self) -> bool: ...
+
+
+async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> None:
+    """The first few messages no notice accounts for lose their keys: those just ``below`` the
+    message this notice became, or else those right after the earlier notices' newest.
+    Messages the store or this run know of are left; people's own (a player's, a group
+    member's) cannot be edited (Telegram says so and nothing changes; never a delete). While
+    another instance is showing something in the chat, a message no notice accounts for yet
+    may be its own: the chat stays in doubt and is looked at again soon (``Courier.sweep``),
+    the keys cleared once that instance is done."""
+    tools, chat = lane.tools, lane.chat_id
+    deps = tools.deps
+    if not tools.alone and (await outbox.elsewhere(deps, {chat: None})).held:
+        await tools.doubt(chat, notice_id)
+        lane.result.deferred = True
+        return
+    ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
+    known = {d.message_id for d in lane.result.delivered if d.message_id}
+    known |= lane.known.shown.get(chat, set())
+    for message_id in [m for m in ids if m not in known][:GAP]:
+        if not await lane.spend():  # the rest when the chat's budget allows
+            await tools.doubt(chat, notice_id)
+            lane.result.deferred = True
+            return
+        try:
+            await tools.calls.remove_keys(chat, message_id)
+        except Unreachable:
+            raise
+        except TelegramError as exc:
+            log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
+    await tools.settled(chat)
