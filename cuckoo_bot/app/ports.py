@@ -147,6 +147,15 @@ class OutboxRepository(Protocol):
         (not delivered yet) or shows its keys: a game whose turn may wait for nobody."""
         ...
 
+    async def untold(
+        self, before: datetime, game_id: int | None = None, limit: int = 50
+    ) -> list[Notice]:
+        """The newest table of each running game (this one, or any), done by ``before``
+        while no message shows it, passed over by delivery's own judgement (``PASSED_OVER``,
+        not a refusal by Telegram, which would refuse it again): a round the group may never
+        have seen end."""
+        ...
+
     async def mark(self, delivered: Sequence[Delivered]) -> None:
         """Record of each notice that it was shown, refused, superseded or failed, and merge
         what it showed into its message's row in ``messages``: a row takes a report only if

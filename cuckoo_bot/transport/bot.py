@@ -125,7 +125,8 @@ def build_application(
     last_look = deps.clock.now()
 
     async def look_for_stalls() -> None:
-        """A running game whose turn nothing asks for is asked again, loudly."""
+        """A running game whose turn nothing asks for is asked again, and a round whose table
+        no message shows is shown again, loudly."""
         nonlocal last_look
         if deps.clock.now() - last_look < repair.LOOK_EVERY:
             return
@@ -134,6 +135,15 @@ def build_application(
         for game_id in repaired:
             log.warning("game %s: no message asked its turn with keys; asked again", game_id)
             metrics.repaired("prompt")
+        tables, shown = await repair.untold(deps)
+        for table in tables:
+            log.warning(
+                "game %s: no message showed the table of round %s; shown again",
+                table.game_id,
+                table.round,
+            )
+            metrics.repaired("table")
+        batch.extend(shown)
         if batch:
             await courier.deliver(batch)
 

@@ -103,7 +103,8 @@ class Metrics:
         self._repairs = PromCounter(
             "cuckoo_delivery_repairs",
             "Stalls the sweeper found and repaired, by what: prompt (a running game's turn"
-            " that no message asked with its keys, asked again).",
+            " that no message asked with its keys, asked again), table (a running game's"
+            " newest table that no message showed, shown again).",
             ["what"],
             registry=self.registry,
         )

@@ -590,3 +590,73 @@ async def test_a_message_ends_as_its_newest_report_whatever_order_the_marks_come
                 newest.kind,
                 asked.id,
             ), (last, order)
+
+
+async def test_the_newest_table_of_a_running_game_that_no_message_shows_is_found(
+    uow_factory: UnitOfWorkFactory, clock: StepClock
+) -> None:
+    """Passed over by delivery's own judgement with nothing showing it: found (once the table
+    is done, before ``before``); refused by Telegram, shown, or followed by a newer table: not."""
+    async with uow_factory() as uow:
+        await seed(uow, (CHAT_ID, CHAT_ID - 1, CHAT_ID - 2, CHAT_ID - 3))
+        games = []
+        for offset in range(4):
+            game = lobby(chat_id=CHAT_ID - offset)
+            start(game, clock.now())
+            games.append(await uow.games.add(game))
+        await uow.commit()
+    passed, refused, shown, newer = games
+
+    def table(game_id: int, chat: int, rnd: int = 1) -> Notice:
+        return Notice(NoticeKind.TABLE, chat, TableView(rnd, 2, (1, 2), (3, 3)), game_id)
+
+    tables = {
+        "passed": table(passed.id, passed.chat_id),
+        "refused": table(refused.id, refused.chat_id),
+        "shown": table(shown.id, shown.chat_id),
+        "older": table(newer.id, newer.chat_id),
+        "newer": table(newer.id, newer.chat_id, rnd=2),
+    }
+    await _add(uow_factory, list(tables.values()))
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.untold(clock.now() + timedelta(hours=1)) == []  # on their way
+    await _mark(
+        uow_factory,
+        Delivered(tables["passed"].id, error="superseded", tries=0),
+        Delivered(tables["refused"].id, error="forbidden: bot was kicked"),
+        Delivered(tables["shown"].id, 40),
+        Delivered(tables["older"].id, error="superseded", tries=0),
+    )
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.untold(clock.now() - timedelta(seconds=1)) == []  # too young
+        later = clock.now() + timedelta(hours=1)
+        assert [n.id for n in await uow.outbox.untold(later)] == [tables["passed"].id]
+        assert [n.id for n in await uow.outbox.untold(later, passed.id)] == [tables["passed"].id]
+        assert await uow.outbox.untold(later, shown.id) == []
+        (found,) = await uow.outbox.untold(later)
+        assert (found.kind, found.chat_id, found.payload) == (
+            NoticeKind.TABLE,
+            passed.chat_id,
+            tables["passed"].payload,
+        )
+    await _mark(uow_factory, Delivered(tables["newer"].id, error="superseded", tries=0))
+    async with uow_factory(read_only=True) as uow:
+        assert [n.id for n in await uow.outbox.untold(later)] == [
+            tables["passed"].id,
+            tables["newer"].id,
+        ]
+    # The game's table shown by a later notice (a copy, or a table folded under another):
+    # nothing is untold there any more.
+    copy = table(passed.id, passed.chat_id)
+    await _add(uow_factory, [copy])
+    await _mark(uow_factory, Delivered(copy.id, 41))
+    async with uow_factory(read_only=True) as uow:
+        assert [n.id for n in await uow.outbox.untold(later)] == [tables["newer"].id]
+    async with uow_factory() as uow:
+        ended = await uow.games.get(newer.id, lock=True)
+        assert ended is not None
+        ended.status = GameStatus.FINISHED
+        await uow.games.save(ended)
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.untold(later) == []  # only running games

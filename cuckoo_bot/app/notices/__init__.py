@@ -27,10 +27,21 @@ from cuckoo_bot.app.notices.payloads import (
     TurnView,
 )
 from cuckoo_bot.app.notices.policy import Bulletin, last_result
-from cuckoo_bot.app.notices.row import Delivered, Elsewhere, Notice, SentMessage
+from cuckoo_bot.app.notices.row import (
+    PASSED_OVER,
+    SUPERSEDED,
+    TURN_OVER,
+    Delivered,
+    Elsewhere,
+    Notice,
+    SentMessage,
+)
 
 __all__ = [
+    "PASSED_OVER",
     "PAYLOADS",
+    "SUPERSEDED",
+    "TURN_OVER",
     "Announcement",
     "Bulletin",
     "CloseNote",

@@ -40,6 +40,14 @@ class SentMessage:
     newest: int  # the newest message the bot sent in that chat (same chat, any game)
 
 
+# Why delivery passed a notice over on its own judgement (not Telegram's refusal): a newer view
+# stood in for it, or its turn was over. The newest table of a running game so passed over
+# that no message shows is shown again by the sweeper (``app.repair``).
+SUPERSEDED = "superseded"
+TURN_OVER = "turn over"
+PASSED_OVER = (SUPERSEDED, TURN_OVER)
+
+
 @dataclass(frozen=True)
 class Delivered:
     """What became of one notice, and of the message it showed (``message_id``): a report

@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind
+from cuckoo_bot.app.notices import PASSED_OVER, Delivered, Elsewhere, Notice, NoticeKind
 from cuckoo_bot.persistence.mapping import (
     notice_from_row,
     notice_values,
@@ -173,6 +173,47 @@ class SqlOutbox:
             query = query.where(GameRow.id == game_id)
         found = await self._s.session.scalars(query.order_by(GameRow.id).limit(limit))
         return [int(g) for g in found]
+
+    async def untold(
+        self, before: datetime, game_id: int | None = None, limit: int = 50
+    ) -> list[Notice]:
+        table = NoticeKind.TABLE.value
+        newer = table_of(OutboxRow).alias("newer")
+        newest = ~(
+            select(newer.c.id)
+            .where(
+                newer.c.game_id == OutboxRow.game_id,
+                newer.c.kind == table,
+                newer.c.id > OutboxRow.id,
+            )
+            .exists()
+        )
+        showing = (
+            select(MessageRow.id)
+            .where(
+                MessageRow.game_id == OutboxRow.game_id,
+                MessageRow.kind == table,
+                MessageRow.shown >= OutboxRow.id,
+                MessageRow.message_id.is_not(None),
+            )
+            .exists()
+        )
+        query = (
+            select(OutboxRow)
+            .join(GameRow, GameRow.id == OutboxRow.game_id)
+            .where(
+                GameRow.status == GameStatus.RUNNING.value,
+                OutboxRow.kind == table,
+                OutboxRow.sent_at <= before,
+                or_(OutboxRow.error.is_(None), OutboxRow.error.in_(PASSED_OVER)),
+                newest,
+                ~showing,
+            )
+        )
+        if game_id is not None:
+            query = query.where(OutboxRow.game_id == game_id)
+        found = await self._s.session.scalars(query.order_by(OutboxRow.id).limit(limit))
+        return [notice_from_row(row) for row in found]
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
         if not delivered:

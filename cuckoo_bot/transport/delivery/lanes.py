@@ -129,8 +129,9 @@ class Lane:
             rendered = self.recall(step.target, rendered, step.notice)
         if not await self.tools.calls.edit(self.chat_id, step.target.message_id, rendered):
             return False
-        self.done(step.notice, step.target.message_id, step.keys and keys_live(rendered.keyboard))
-        self._folded(step.folded)
+        keys = step.keys and keys_live(rendered.keyboard)
+        self.done(step.notice, step.target.message_id, keys)
+        self._folded(step.folded, step.target.message_id, keys)
         return True
 
     async def _send(self, step: Send) -> None:
@@ -142,7 +143,7 @@ class Lane:
         self.sent()
         keys = keys_live(rendered.keyboard)
         self.done(step.notice, message.message_id, keys)
-        self._folded(step.folded)
+        self._folded(step.folded, message.message_id, keys)
         # A copy shown before a crash has keys only if this one does (a prompt, a Play again):
         # a card dealt or a move answered left nothing to clear.
         guess = self.guesses_orphans and keys and self.tools.maybe_shown(step.notice)
@@ -151,8 +152,9 @@ class Lane:
 
     async def _unchanged(self, step: Unchanged) -> None:
         rendered = self.render(step.notice, Show.OWN, step.folded)
-        self.done(step.notice, step.target.message_id, keys_live(rendered.keyboard))
-        self._folded(step.folded)
+        keys = keys_live(rendered.keyboard)
+        self.done(step.notice, step.target.message_id, keys)
+        self._folded(step.folded, step.target.message_id, keys)
 
     async def _clear(self, step: Clear) -> None:
         rendered = self.retold(step)
@@ -210,9 +212,13 @@ class Lane:
         self.known.remember(cleared)
         self.result.shown.append(cleared)
 
-    def _folded(self, folded: tuple[Notice, ...]) -> None:
+    def _folded(self, folded: tuple[Notice, ...], message_id: int, keys: bool) -> None:
+        """Rounds folded under a table are shown by its message too: its row in ``messages``
+        shows the newest of them (no call of their own)."""
         for inner in folded:
-            self.result.skip(inner, "folded")
+            self.result.delivered.append(Delivered(inner.id, message_id, keys, tries=0))
+            newest = max(self.known.newest.get(self.chat_id, 0), message_id)
+            self.known.remember(SentMessage(inner, message_id, keys, newest))
 
     async def tidy(self, notice_id: int) -> None:
         """A chat in doubt since notice ``notice_id``, with nothing to show: what no notice

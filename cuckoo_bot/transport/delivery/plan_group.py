@@ -11,6 +11,8 @@ from typing import Any
 
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import (
+    SUPERSEDED,
+    TURN_OVER,
     GameOverView,
     Notice,
     NoticeKind,
@@ -69,11 +71,11 @@ def _coalesce(notices: list[Notice], known: Known, skips: list[Step]) -> list[No
     for notice in notices:
         key = _key(notice)
         if key is not None and newest[key] is not notice:
-            skips.append(Skip(notice, "superseded"))
+            skips.append(Skip(notice, SUPERSEDED))
         elif notice.kind is NoticeKind.TURN and not current(notice, known.game(notice)):
-            skips.append(Skip(notice, "turn over"))
+            skips.append(Skip(notice, TURN_OVER))
         elif notice.kind is NoticeKind.TABLE and _outdated(notice, known):
-            skips.append(Skip(notice, "superseded"))
+            skips.append(Skip(notice, SUPERSEDED))
         else:
             kept.append(notice)
     return kept

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
+    TURN_OVER,
     CloseNote,
     CloseReason,
     DealNote,
@@ -162,7 +163,7 @@ def prompt(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> l
         # Read back after the turn moved on. Earlier prompts still showing keys lose them (the
         # answer that would have, folded into this prompt, is not shown either); where another
         # process may have shown this one, its copy loses its keys.
-        steps: list[Step] = [Skip(notice, "turn over"), *(Clear(old) for old in earlier)]
+        steps: list[Step] = [Skip(notice, TURN_OVER), *(Clear(old) for old in earlier)]
         return [*steps, Orphans(notice)] if chat.maybe_shown(notice) else steps
     prev = note.prev
     answered = _played_in(chat, notice, prev.round if prev else None)

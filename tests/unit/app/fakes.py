@@ -16,7 +16,14 @@ from typing import Self
 
 from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
-from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice, NoticeKind, SentMessage
+from cuckoo_bot.app.notices import (
+    PASSED_OVER,
+    Delivered,
+    Elsewhere,
+    Notice,
+    NoticeKind,
+    SentMessage,
+)
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
@@ -358,6 +365,30 @@ class FakeOutbox:
             if game.status is GameStatus.RUNNING
             and g not in asking
             and (game_id is None or g == game_id)
+        ]
+        return found[:limit]
+
+    async def untold(
+        self, before: datetime, game_id: int | None = None, limit: int = 50
+    ) -> list[Notice]:
+        newest: dict[int, Notice] = {}
+        for _, notice in sorted(self.w.outbox.items()):
+            if notice.kind is NoticeKind.TABLE and notice.game_id is not None:
+                newest[notice.game_id] = notice
+        shown = {
+            m.game_id: m.shown
+            for m in sorted(self.w.messages.values(), key=lambda m: m.shown)
+            if m.kind is NoticeKind.TABLE and m.message_id is not None
+        }
+        found = [
+            replace(notice)
+            for g, notice in sorted(newest.items(), key=lambda item: item[1].id)
+            if self.w.games[g].status is GameStatus.RUNNING
+            and (game_id is None or g == game_id)
+            and notice.id in self.w.sent
+            and self.w.sent[notice.id] <= before
+            and self.w.errors.get(notice.id) in (None, *PASSED_OVER)
+            and shown.get(g, 0) < notice.id
         ]
         return found[:limit]
 

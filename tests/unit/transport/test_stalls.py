@@ -27,27 +27,31 @@ GROUP = -100783
 PEOPLE = (1, 2, 3)
 
 
+def _bot(fake: FakeBotApi, world: World, clock: FakeClock, metrics: Metrics) -> Any:
+    """One life of the bot on the store ``world``."""
+    deps = Deps(
+        uow=FakeUnitOfWorkFactory(world, clock),
+        rng=random.Random(5),
+        clock=clock,
+        turn_timeout=600,
+    )
+    return build_application(
+        TOKEN,
+        fake.base_url,
+        deps,
+        Translator(),
+        metrics,
+        group_rate=1000,
+        private_interval=0,
+        sole_poller=True,
+    )
+
+
 @pytest.fixture
 async def running() -> AsyncIterator[tuple[FakeBotApi, World, FakeClock, Metrics]]:
     async with FakeBotApi(token=TOKEN) as fake:
         world, clock, metrics = World(), FakeClock(), Metrics()
-        deps = Deps(
-            uow=FakeUnitOfWorkFactory(world, clock),
-            rng=random.Random(5),
-            clock=clock,
-            turn_timeout=600,
-        )
-        app: Any = build_application(
-            TOKEN,
-            fake.base_url,
-            deps,
-            Translator(),
-            metrics,
-            group_rate=1000,
-            private_interval=0,
-            sole_poller=True,
-        )
-        async with polling(app):
+        async with polling(_bot(fake, world, clock, metrics)):
             for user in PEOPLE:
                 fake.add_user(user, f"P{user}", started=True)
             fake.add_group(GROUP, "Club", type="supergroup", members=list(PEOPLE), admins=[1])
@@ -83,3 +87,39 @@ async def test_a_turn_no_message_asks_with_keys_is_asked_again_and_said_so(
     assert f"game {prompt.order[0]}" in warned[0].getMessage()
     assert metrics.repairs == {"prompt": 1}
     assert "cuckoo_delivery_repairs_total" in metrics.exposition(None).decode()
+
+
+async def test_a_round_whose_table_no_message_shows_is_shown_again_and_said_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with FakeBotApi(token=TOKEN) as fake:
+        world, clock, metrics = World(), FakeClock(), Metrics()
+        table = TableDriver(fake, GROUP)
+        async with polling(_bot(fake, world, clock, metrics)):
+            for user in PEOPLE:
+                fake.add_user(user, f"P{user}", started=True)
+            fake.add_group(GROUP, "Club", type="supergroup", members=list(PEOPLE), admins=[1])
+            await table.start_game(1, list(PEOPLE), wait=10)
+            assert await table.next_prompt(wait=10) is not None
+            shown = await fake.wait_for(table.table)
+        # That life is gone, and the round's table with it: passed over while nothing showed
+        # it (its message gone, its notice marked superseded). The group no longer sees the
+        # game, and nothing in the store says why.
+        async with ExtBot(TOKEN, base_url=fake.base_url) as other:
+            await other.delete_message(chat_id=GROUP, message_id=shown.message_id)
+        newest = max(i for i, n in world.outbox.items() if n.kind is NoticeKind.TABLE)
+        for row_id, row in list(world.messages.items()):
+            if row.kind is NoticeKind.TABLE:
+                del world.messages[row_id]
+        world.errors[newest] = "superseded"
+        assert table.table() is None
+
+        with caplog.at_level(logging.WARNING):
+            async with polling(_bot(fake, world, clock, metrics)):
+                clock.advance(repair.GRACE.total_seconds() + repair.LOOK_EVERY.total_seconds())
+                again = await fake.wait_for(table.table)  # the sweeper runs every 2 s
+        assert again.message_id != shown.message_id and again.text == shown.text
+        warned = [r for r in caplog.records if "table of round 1" in r.getMessage()]
+        assert [r.levelno for r in warned] == [logging.WARNING], caplog.text
+        assert f"game {world.outbox[newest].game_id}" in warned[0].getMessage()
+        assert metrics.repairs == {"table": 1}
