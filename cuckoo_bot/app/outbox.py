@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
-from cuckoo_bot.app.notices import Notice
+from cuckoo_bot.app.notices import AnswerNote, Notice, NoticeKind
 from cuckoo_bot.app.notices.row import Delivered, Elsewhere, SentMessage
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
@@ -164,6 +164,21 @@ async def reread(deps: Deps, game_ids: Collection[int]) -> list[SentMessage]:
         for game_id in sorted(game_ids):
             found += await uow.messages.sent(game_id)
     return found
+
+
+async def keep_answer(
+    deps: Deps, chat_id: int, thread_id: int | None, answer: AnswerNote, *, maybe_shown: bool
+) -> Batch:
+    """A command's answer that could not be shown at once, kept to be tried again like any
+    notice (the batch to deliver). ``maybe_shown``: its send's answer was lost, so Telegram may
+    have shown it: the chat is in doubt, and the copy clears the keys of the first."""
+    notice = Notice(NoticeKind.ANSWER, chat_id, answer, thread_id=thread_id)
+    async with deps.uow() as uow:
+        await uow.outbox.add_many([notice])
+        if maybe_shown:
+            await uow.messages.doubt(chat_id, notice.id)
+        await uow.commit()
+    return Batch([notice], read_at=notice.created_at)
 
 
 async def doubt(deps: Deps, chat_id: int, since: int) -> None:

@@ -3,21 +3,29 @@ allows a call, otherwise it waits in that group's own queue (never in a handler)
 most, the same text once; while it waits, the game's own updates to the group wait behind it.
 A private chat's answer goes at once; a long one (a game's story) goes a page a second. A chat
 that Telegram holds back (a 429) gets its answers when the hold ends, from here, never from a
-handler waiting for it."""
+handler waiting for it.
+
+An answer that could not be shown (its send failed on the way: a network fault, Telegram's
+answer lost) or that still waits at shutdown is kept in the outbox (``keep``): the courier
+tries it again like any notice, whichever instance is alive."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.constants import MessageLimit
-from telegram.error import RetryAfter, TelegramError
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
+from cuckoo_bot.app import outbox
+from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.notices import AnswerNote
+from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.transport.flood import Floods, retry_seconds
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import utf16_len
@@ -52,6 +60,22 @@ def _merged(first: Answer, then: Answer) -> Answer | None:
     return Answer(first.chat_id, first.thread_id, text, first.keyboard or then.keyboard, parts)
 
 
+# Keeps an answer in the outbox (``maybe_shown``: Telegram may have shown it already).
+Keep = Callable[[Answer, bool], Awaitable[None]]
+
+
+def keeper(deps: Deps, post: Callable[[Batch], None]) -> Keep:
+    """Keep an answer as a notice of the outbox, and hand it to the courier (``post``)."""
+
+    async def keep(answer: Answer, maybe_shown: bool) -> None:
+        keys = answer.keyboard.to_dict() if answer.keyboard is not None else None
+        note = AnswerNote(answer.text, keys)
+        chat, thread = answer.chat_id, answer.thread_id
+        post(await outbox.keep_answer(deps, chat, thread, note, maybe_shown=maybe_shown))
+
+    return keep
+
+
 class AnswerQueue:
     def __init__(
         self,
@@ -60,12 +84,14 @@ class AnswerQueue:
         saw: Callable[[int, int], None],
         pacer: PrivatePacer | None = None,
         floods: Floods | None = None,
+        keep: Keep | None = None,
     ) -> None:
         self.bot = bot
         self.budget = budget
         self.floods = floods
         self.pacer = pacer or PrivatePacer(0)  # a private chat's pace, shared with the courier
         self.saw = saw  # a private chat's newest message (a deal must not edit above it)
+        self.keep = keep  # an answer not shown, kept to be tried again (None: dropped)
         self._queues: dict[int, deque[Answer]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = False
@@ -147,11 +173,26 @@ class AnswerQueue:
         self._track(asyncio.get_running_loop().create_task(send_rest()))
 
     async def close(self) -> None:
-        """At shutdown: answers still waiting are dropped (they answered a moment long gone)."""
+        """At shutdown: answers still waiting for their group's budget are kept in the outbox
+        (the courier, this instance's or the next, shows them)."""
         self._closing = True
+        waiting = [answer for queue in self._queues.values() for answer in queue]
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for answer in waiting:
+            await self._kept(answer, maybe_shown=False)
+
+    async def _kept(self, answer: Answer, *, maybe_shown: bool) -> bool:
+        """Keep an answer not shown; False if it cannot be (no store, or it is down)."""
+        if self.keep is None:
+            return False
+        try:
+            await self.keep(answer, maybe_shown)
+        except Exception as exc:
+            log.warning("chat %s: an answer was not kept: %r", answer.chat_id, exc)
+            return False
+        return True
 
     def _spawn(self, chat: int, queue: deque[Answer]) -> None:
         self._track(asyncio.get_running_loop().create_task(self._drain(chat, queue)))
@@ -189,6 +230,14 @@ class AnswerQueue:
             if answer.chat_id > 0:
                 raise  # the caller waits for the hold
             self._queue(answer, first=True)  # the group's queue waits for the hold
+            return
+        except NetworkError as exc:
+            # Lost on the way (PTB 22 makes Telegram's BadRequest a NetworkError: a refusal,
+            # not a fault): Telegram may have shown it, or not. Kept, it is tried again.
+            if isinstance(exc, BadRequest) or not await self._kept(answer, maybe_shown=True):
+                if answer.chat_id > 0:
+                    raise
+                log.info("chat %s: an answer was not delivered: %s", answer.chat_id, exc)
             return
         except TelegramError as exc:
             if answer.chat_id > 0:

@@ -22,7 +22,7 @@ from cuckoo_bot.app.ports import CallLedger
 from cuckoo_bot.i18n.translator import LANGUAGES, Translator
 from cuckoo_bot.transport import handlers
 from cuckoo_bot.transport.admission import FairUpdates
-from cuckoo_bot.transport.answers import AnswerQueue
+from cuckoo_bot.transport.answers import AnswerQueue, keeper
 from cuckoo_bot.transport.context import CONTEXT_TYPES, CuckooApp
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.flood import ChatLimiter, Floods
@@ -171,7 +171,9 @@ def build_application(
         deps=deps,
         renderer=renderer,
         courier=courier,
-        replies=AnswerQueue(application.bot, budget, courier.saw, courier.pacer, floods),
+        replies=AnswerQueue(
+            application.bot, budget, courier.saw, courier.pacer, floods, keeper(deps, courier.post)
+        ),
         timers=Timers(
             application.job_queue,
             expire,

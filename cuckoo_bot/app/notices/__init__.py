@@ -9,6 +9,7 @@ from cuckoo_bot.app.notices.codec import PAYLOADS, dump_payload, load_payload
 from cuckoo_bot.app.notices.kinds import NoticeKind
 from cuckoo_bot.app.notices.payloads import (
     Announcement,
+    AnswerNote,
     CloseNote,
     CloseReason,
     DealNote,
@@ -43,6 +44,7 @@ __all__ = [
     "SUPERSEDED",
     "TURN_OVER",
     "Announcement",
+    "AnswerNote",
     "Bulletin",
     "CloseNote",
     "CloseReason",

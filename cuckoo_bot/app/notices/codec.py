@@ -7,6 +7,7 @@ from typing import Any
 from cuckoo_bot.app.notices.kinds import NoticeKind
 from cuckoo_bot.app.notices.payloads import (
     Announcement,
+    AnswerNote,
     CloseNote,
     DealNote,
     GameOverView,
@@ -31,6 +32,7 @@ PAYLOADS: dict[NoticeKind, type[Any]] = {
     NoticeKind.CLOSE: CloseNote,
     NoticeKind.PLAYED: PlayedNote,
     NoticeKind.NUDGE: NudgeNote,
+    NoticeKind.ANSWER: AnswerNote,
 }
 
 

@@ -16,6 +16,9 @@ class NoticeKind(Enum):
     CLOSE = "close"  # private: the game is over for you (the prompt's keys go)
     PLAYED = "played"  # private: your move, told on the prompt you pressed (its keys go)
     NUDGE = "nudge"  # private: your turn runs out soon (a reply to the prompt, which notifies)
+    # Either: a command's answer that could not be shown at once (its send failed), kept to be
+    # tried again like any notice. Its text was written for its reader when the command came.
+    ANSWER = "answer"
 
     @property
     def private(self) -> bool:

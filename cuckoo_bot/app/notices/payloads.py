@@ -126,6 +126,14 @@ class Announcement:
 
 
 @dataclass(frozen=True)
+class AnswerNote:
+    """A command's answer, as it was to be shown: its text, and its keys as Telegram's JSON."""
+
+    text: str
+    keys: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class Exit:
     player: PlayerId
     round: int  # the round in which the player went out
@@ -243,4 +251,5 @@ Payload = (
     | CloseNote
     | PlayedNote
     | NudgeNote
+    | AnswerNote
 )

@@ -8,7 +8,7 @@ import logging
 
 from telegram.error import BadRequest, ChatMigrated, Forbidden
 
-from cuckoo_bot.app.notices import Notice, NoticeKind
+from cuckoo_bot.app.notices import AnswerNote, Notice, NoticeKind
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.lanes import Lane
 from cuckoo_bot.transport.delivery.plan_group import plan
@@ -43,6 +43,8 @@ class GroupLane(Lane):
         if notice.kind is NoticeKind.LOBBY:
             assert game is not None
             return render.lobby(notice, game, players, lang)
+        if isinstance(notice.payload, AnswerNote):
+            return render.answer(notice.payload)
         return render.group_notice(notice, game, players, lang)
 
     async def spend(self) -> bool:

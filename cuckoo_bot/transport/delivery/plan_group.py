@@ -13,6 +13,7 @@ from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import (
     SUPERSEDED,
     TURN_OVER,
+    AnswerNote,
     GameOverView,
     Notice,
     NoticeKind,
@@ -49,6 +50,8 @@ def _key(notice: Notice) -> tuple[Any, ...] | None:
         return (notice.kind, notice.game_id)
     if notice.kind is NoticeKind.TABLE:
         return (notice.kind, notice.game_id, notice.round)
+    if isinstance(notice.payload, AnswerNote):  # the same answer, kept twice: shown once
+        return (notice.kind, notice.payload.text)
     return None
 
 

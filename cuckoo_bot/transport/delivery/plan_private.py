@@ -42,6 +42,8 @@ Planner = Callable[[Notice, Game, ChatView, list[Notice]], list[Step]]
 
 def plan(notice: Notice, game: Game | None, chat: ChatView, later: list[Notice]) -> list[Step]:
     """The steps that show ``notice`` (``later``: the notices of the batch after it)."""
+    if notice.kind is NoticeKind.ANSWER:
+        return [Send(notice)]  # a command's answer, kept to be tried again
     if game is None:
         return [Skip(notice, "no game")]
     planner = PLANNERS.get(notice.kind)

@@ -11,6 +11,7 @@ from telegram.error import BadRequest, Forbidden
 
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import (
+    AnswerNote,
     CloseNote,
     DealNote,
     Notice,
@@ -112,6 +113,8 @@ class PrivateLane(Lane):
         return self.result
 
     def render(self, notice: Notice, show: Show, folded: tuple[Notice, ...]) -> Rendered:
+        if isinstance(notice.payload, AnswerNote):
+            return self.tools.renderer.answer(notice.payload)
         game = self.known.game(notice)
         assert game is not None  # the planner skips a notice of no game
         ask = _Ask(

@@ -5,14 +5,17 @@ from __future__ import annotations
 import html
 import re
 
+from telegram import InlineKeyboardMarkup
 from telegram.constants import CallbackQueryLimit
 
 from cuckoo_bot.app.model import Player
+from cuckoo_bot.app.notices import AnswerNote
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
 from cuckoo_bot.transport.render.common import (
     Known,
     Part,
+    Rendered,
     card_label,
     hearts,
     name_of,
@@ -25,6 +28,12 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 class ReplyPart(Part):
+    @staticmethod
+    def answer(note: AnswerNote) -> Rendered:
+        """A command's answer kept to be tried again: as it was written when the command came."""
+        keys = InlineKeyboardMarkup.de_json(note.keys, None) if note.keys else None
+        return Rendered(note.text, keys)
+
     def welcome(self, lang: str, player: Player) -> str:
         """The first words to someone in their private chat, by name."""
         name = shown(player.display_name, self.tr.t(lang, "player_n", n="").strip())

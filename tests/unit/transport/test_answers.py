@@ -1,4 +1,5 @@
-"""Answers to commands in a group go before the game's own updates when the budget is short."""
+"""Answers to commands in a group go before the game's own updates when the budget is short;
+an answer lost on the way, or still waiting at shutdown, is kept to be tried again."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import asyncio
 import time
 from dataclasses import dataclass
 from typing import Any
+
+import pytest
+from telegram.error import BadRequest, TimedOut
 
 from cuckoo_bot.transport.answers import Answer, AnswerQueue
 from cuckoo_bot.transport.pacing import ANSWERS_FIRST, GroupBudget
@@ -76,3 +80,55 @@ async def test_answers_past_the_queue_join_the_last_one_and_none_is_lost() -> No
         await asyncio.sleep(0.01)
     assert [text for _, text in bot.sent] == ["one", "two", "three\n\nfour\n\nfive"]
     await replies.close()
+
+
+class LosingBot(FakeBot):
+    """Every send fails: lost on the way (a network fault), or refused by Telegram."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    async def send_message(self, chat_id: int, text: str, **_: Any) -> Sent:
+        raise self.error
+
+
+@pytest.mark.parametrize("chat", [GROUP, 7])
+async def test_an_answer_lost_on_the_way_is_kept_to_be_tried_again(chat: int) -> None:
+    kept: list[tuple[Answer, bool]] = []
+
+    async def keep(answer: Answer, maybe_shown: bool) -> None:
+        kept.append((answer, maybe_shown))
+
+    budget = GroupBudget(20, clock=lambda: 0.0)
+    lost = LosingBot(TimedOut())
+    replies = AnswerQueue(lost, budget, lambda c, m: None, keep=keep)  # type: ignore[arg-type]
+    await replies.say(Answer(chat, 5, "the help"))
+    assert kept == [(Answer(chat, 5, "the help"), True)]  # Telegram may have shown it
+
+    refused = LosingBot(BadRequest("Message text is empty"))
+    kept.clear()
+    replies = AnswerQueue(refused, budget, lambda c, m: None, keep=keep)  # type: ignore[arg-type]
+    if chat > 0:
+        with pytest.raises(BadRequest):  # the handler's to report
+            await replies.say(Answer(chat, None, "x"))
+    else:
+        await replies.say(Answer(chat, None, "x"))
+    assert kept == []  # Telegram would refuse it again
+
+
+async def test_answers_still_waiting_at_shutdown_are_kept_not_dropped() -> None:
+    kept: list[tuple[Answer, bool]] = []
+
+    async def keep(answer: Answer, maybe_shown: bool) -> None:
+        kept.append((answer, maybe_shown))
+
+    budget = GroupBudget(1, clock=lambda: 0.0)
+    bot = FakeBot()
+    replies = AnswerQueue(bot, budget, lambda c, m: None, keep=keep)  # type: ignore[arg-type]
+    assert await budget.take(GROUP)  # the minute's call is spent: answers wait
+    await replies.say(Answer(GROUP, None, "one"))
+    await replies.say(Answer(GROUP, None, "two"))
+    await replies.close()
+    assert bot.sent == []
+    assert kept == [(Answer(GROUP, None, "one"), False), (Answer(GROUP, None, "two"), False)]

@@ -11,7 +11,7 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from telegram import Bot, Message
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
@@ -20,6 +20,7 @@ from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
 from cuckoo_bot.app.notices import (
     Announcement,
+    AnswerNote,
     CloseNote,
     CloseReason,
     DealNote,
@@ -615,3 +616,25 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_ove
         )
     ]
     assert not stale, fake.transcript(prompt.chat_id)
+
+
+async def test_an_answer_kept_after_its_send_was_lost_is_shown_and_the_first_copy_loses_its_keys(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A command's answer whose send got no answer (Telegram showed it) is kept in the outbox:
+    the courier shows it again, as it was written, with its keys; the copy Telegram had shown
+    loses its keys (the chat was in doubt), so one message asks."""
+    table = Table(fake, bot, players=3, rate=20)
+    keys = InlineKeyboardMarkup([[InlineKeyboardButton("English", callback_data="1:l:en")]])
+    first = await bot.send_message(GROUP, "Choose the group's language", reply_markup=keys)
+    note = AnswerNote(first.text or "", keys.to_dict())
+    await outbox.keep_answer(table.deps, GROUP, None, note, maybe_shown=True)
+    await table.courier.sweep()  # shows it, and learns the chat is in doubt
+    await table.courier.sweep()  # nothing left to show there: what no notice shows is tidied
+    await table.courier.drain()
+    shown = [m for m in fake.messages(GROUP) if m.text == first.text]
+    assert [m.message_id for m in shown] == [first.message_id, shown[-1].message_id]
+    assert shown[0].callback_datas == [] and shown[-1].callback_datas == ["1:l:en"]
+    (row,) = [r for r in table.world.messages.values() if r.kind is NoticeKind.ANSWER]
+    assert (row.message_id, row.keys) == (shown[-1].message_id, True)
+    assert table.world.doubts() == {}
