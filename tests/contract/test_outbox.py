@@ -235,6 +235,14 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     clock.advance(seconds=LEASE.total_seconds())
     assert await held(two) == frozenset()  # "one" died: its lease ran out
     assert await held(one) == frozenset()  # and "two"'s too
+    async with two(read_only=True) as uow:  # left for anyone: a batch takes them first
+        found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None, BEA: None})
+        assert (found.held, found.left) == (frozenset(), {CHAT_ID, ANN})
+        found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: newer})
+        assert found.left == {CHAT_ID}  # only notices older than the batch's
+    await _mark(two, Delivered(newer, retry_at=clock.now() + timedelta(seconds=30)))
+    async with two(read_only=True) as uow:  # a failed try waits for its retry: not left
+        assert (await uow.outbox.elsewhere({ANN: None})).left == frozenset()
 
 
 async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_settled(

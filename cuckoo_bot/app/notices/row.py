@@ -68,6 +68,9 @@ class Elsewhere:
     # Chats where another instance holds, under a running lease, notices older than the
     # batch's: they go first.
     held: frozenset[int] = frozenset()
+    # Chats where older notices are left for anyone to take (the lease of an instance that
+    # died has run out, and no sweep took them yet): the batch takes them, and shows them first.
+    left: frozenset[int] = frozenset()
     # Chats where a notice was shown since the batch read the chats' messages: what it read
     # there may be out of date.
     shown: frozenset[int] = frozenset()
@@ -78,18 +81,20 @@ class Elsewhere:
     @classmethod
     def of(
         cls,
-        rows: Iterable[tuple[int, datetime | None, str, bool]],
+        rows: Iterable[tuple[int, datetime | None, str, bool, bool]],
         since: datetime | None,
         paced_since: datetime | None,
     ) -> Elsewhere:
-        """From the notices a store found (chat, done at, kind, whether it was shown): those
-        not done are held elsewhere; the store's own query chose which rows to give."""
+        """From the notices a store found (chat, done at, kind, whether it was shown, whether
+        another instance holds it): those not done are held elsewhere, or left for anyone; the
+        store's own query chose which rows to give."""
         held: set[int] = set()
+        left: set[int] = set()
         shown: set[int] = set()
         sent: dict[int, datetime] = {}
-        for chat, at, kind, was_shown in rows:
+        for chat, at, kind, was_shown, holds in rows:
             if at is None:
-                held.add(chat)
+                (held if holds else left).add(chat)
                 continue
             if since is not None and at >= since and was_shown:
                 shown.add(chat)
@@ -97,4 +102,4 @@ class Elsewhere:
             paced = paced_since is not None and at >= paced_since and chat > 0
             if paced and kind != NoticeKind.PLAYED.value and (chat not in sent or at > sent[chat]):
                 sent[chat] = at
-        return cls(frozenset(held), frozenset(shown), sent)
+        return cls(frozenset(held), frozenset(left - held), frozenset(shown), sent)

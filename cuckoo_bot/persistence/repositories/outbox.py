@@ -131,20 +131,25 @@ class SqlOutbox:
             else and_(OutboxRow.chat_id == chat, OutboxRow.id < before)
             for chat, before in sorted(chats.items())
         ]
+        now = self._s.now()
         held = and_(
             OutboxRow.sent_at.is_(None),
             OutboxRow.claimed_by.is_not(None),
             OutboxRow.claimed_by != self._s.instance,
-            OutboxRow.claim_until > self._s.now(),
+            OutboxRow.claim_until > now,
         )
-        either = [held]
+        left = and_(
+            OutboxRow.sent_at.is_(None),
+            or_(OutboxRow.claim_until.is_(None), OutboxRow.claim_until <= now),
+        )
+        either = [held, left]
         shown = OutboxRow.error.is_(None)  # done, and not refused or superseded
         if since is not None:
             either.append(and_(OutboxRow.sent_at >= since, shown))
         if paced_since is not None:
             either.append(and_(OutboxRow.chat_id > 0, OutboxRow.sent_at >= paced_since))
         rows = await self._s.session.execute(
-            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, shown).where(
+            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, shown, held).where(
                 or_(*older), or_(*either)
             )
         )

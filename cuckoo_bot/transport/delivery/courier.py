@@ -190,7 +190,9 @@ class Courier(Background):
             by_chat: dict[int, list[Notice]] = {}
             for notice in notices:
                 by_chat.setdefault(notice.chat_id, []).append(notice)
-            behind = await elsewhere.behind(self.tools, by_chat, known, batch.read_at)
+            behind, left = await elsewhere.behind(self.tools, by_chat, known, batch.read_at)
+            if not from_store:  # older notices left by an instance that died go first
+                self.chats.waiting |= left - behind
             try:
                 results = await asyncio.gather(
                     *(

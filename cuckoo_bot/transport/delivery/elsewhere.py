@@ -12,15 +12,17 @@ from cuckoo_bot.transport.delivery.tools import Tools
 
 async def behind(
     tools: Tools, by_chat: dict[int, list[Notice]], known: Known, read_at: datetime | None
-) -> frozenset[int]:
-    """The chats where another instance still holds older notices than these: a chat's
-    notices are shown in order, whichever instance shows them. Where a notice was shown since
+) -> tuple[frozenset[int], frozenset[int]]:
+    """The chats where another instance still holds older notices than these (they wait for
+    them), and those where older notices are left for anyone to take (an instance died and its
+    lease ran out: the lane takes them and shows them first): a chat's notices are shown in
+    order, whichever instance shows them. Where a notice was shown since
     the batch read its chats' messages, they are read again (into ``known``). A private chat
     sent a message by another instance within its pace waits the rest of it here (Telegram's
     one a second counts every instance's). One statement, and a read more only where needed;
     none for the only process delivering."""
     if tools.alone:
-        return frozenset()
+        return frozenset(), frozenset()
     deps = tools.deps
     oldest = {chat: min(n.id for n in items) for chat, items in by_chat.items()}
     now = deps.clock.now()
@@ -38,4 +40,4 @@ async def behind(
     if stale:
         for sent in await outbox.reread(deps, stale):
             known.remember(sent)
-    return found.held
+    return found.held, found.left

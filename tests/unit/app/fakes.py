@@ -344,12 +344,16 @@ class FakeOutbox:
             holder, until = self.w.claims.get(i, (None, None))
             done = self.w.sent.get(i)
             shown = i not in self.w.errors
+            held = done is None and holder not in (None, self.instance) and bool(until)
+            held = held and until is not None and until > now
+            left = done is None and (until is None or until <= now)
             if (
-                (done is None and holder not in (None, self.instance) and until and until > now)
+                held
+                or left
                 or (done is not None and since is not None and done >= since and shown)
                 or (done is not None and paced_since is not None and done >= paced_since)
             ):
-                rows.append((chat, done, notice.kind.value, shown))
+                rows.append((chat, done, notice.kind.value, shown, held))
         return Elsewhere.of(rows, since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:

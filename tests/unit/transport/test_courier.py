@@ -638,3 +638,38 @@ async def test_an_answer_kept_after_its_send_was_lost_is_shown_and_the_first_cop
     (row,) = [r for r in table.world.messages.values() if r.kind is NoticeKind.ANSWER]
     assert (row.message_id, row.keys) == (shown[-1].message_id, True)
     assert table.world.doubts() == {}
+
+
+async def test_notices_an_instance_left_when_it_died_are_shown_before_a_newer_batch(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A chat's notices are shown in order across instances: once the lease of an instance
+    that died runs out, what it held is nobody's, and the next batch to that chat takes it and
+    shows it first (not the next sweep, after the newer message)."""
+    table = Table(fake, bot, players=3, rate=20)
+    game_id = await table.start()
+    game = table.world.games[game_id]
+    gone = Deps(
+        uow=FakeUnitOfWorkFactory(table.world, table.clock, instance="gone"),
+        rng=random.Random(1),
+        clock=table.clock,
+        turn_timeout=60,
+    )
+
+    def news(round_no: int) -> Notice:
+        data = {"round": round_no, "next_dealer": table.people[2].id}
+        return Notice(NoticeKind.ANNOUNCE, GROUP, Announcement("Misdealt", data), game_id)
+
+    left = news(1)
+    async with gone.uow() as uow:  # written and claimed by an instance, which then died
+        await outbox.write(uow, game, [left])
+        await uow.commit()
+    table.clock.advance(LEASE.total_seconds() + 1)
+    async with table.deps.uow() as uow:
+        batch = await outbox.write(uow, game, [news(2)])
+        await uow.commit()
+    await table.courier.deliver(batch)
+    first, _ = table.world.shows(left.id)
+    second, _ = table.world.shows(batch.notices[0].id)
+    assert first is not None and second is not None and first < second
+    assert all(n in table.world.sent for n in table.world.outbox)
