@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
 from cuckoo_bot.app.notices import AnswerNote, Notice, NoticeKind
+from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.notices.row import Delivered, Elsewhere, SentMessage
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
@@ -187,6 +188,12 @@ async def doubt(deps: Deps, chat_id: int, since: int) -> None:
     async with deps.uow() as uow:
         await uow.messages.doubt(chat_id, since)
         await uow.commit()
+
+
+async def copies(deps: Deps) -> list[Message]:
+    """Second copies of a notice that show keys (one statement): they must lose them."""
+    async with deps.uow(autocommit=True) as uow:
+        return await uow.messages.copies()
 
 
 async def doubts(deps: Deps) -> dict[int, int]:

@@ -196,6 +196,12 @@ class MessageRepository(Protocol):
         """Every chat with a message of unknown id, with its oldest such notice."""
         ...
 
+    async def copies(self, limit: int = 20) -> list[Message]:
+        """Second copies that show keys: messages sent by the same notice as a message of the
+        chat the store learnt of first (an instance whose lease ran out while it was still
+        showing the notice, another showing it again), oldest first."""
+        ...
+
     async def settle_doubt(self, chat_id: int, since: int) -> None:
         """The messages of unknown id in the chat since notice ``since`` are dealt with (an
         older one recorded since stays)."""

@@ -206,7 +206,7 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
         await seed(uow)
         await uow.commit()
     older, newer = await _add(one, [_note("a"), _note("b", chat_id=ANN)])
-    await _add(two, [_note("c")])  # "two" holds one in the group too
+    (theirs,) = await _add(two, [_note("c")])  # "two" holds one in the group too
 
     async def held(by: UnitOfWorkFactory, before: int | None = None) -> frozenset[int]:
         async with by(read_only=True) as uow:
@@ -237,9 +237,12 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     assert await held(one) == frozenset()  # and "two"'s too
     async with two(read_only=True) as uow:  # left for anyone: a batch takes them first
         found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None, BEA: None})
-        assert (found.held, found.left) == (frozenset(), {CHAT_ID, ANN})
-        found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: newer})
-        assert found.left == {CHAT_ID}  # only notices older than the batch's
+        assert (found.held, found.left) == (frozenset(), {ANN})  # its own "c" waits for it
+    async with one(read_only=True) as uow:
+        found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None})
+        assert found.left == {CHAT_ID}
+        found = await uow.outbox.elsewhere({CHAT_ID: theirs})
+        assert found.left == frozenset()  # only notices older than the batch's
     await _mark(two, Delivered(newer, retry_at=clock.now() + timedelta(seconds=30)))
     async with two(read_only=True) as uow:  # a failed try waits for its retry: not left
         assert (await uow.outbox.elsewhere({ANN: None})).left == frozenset()
@@ -668,3 +671,26 @@ async def test_the_newest_table_of_a_running_game_that_no_message_shows_is_found
         await uow.commit()
     async with uow_factory(read_only=True) as uow:
         assert await uow.outbox.untold(later) == []  # only running games
+
+
+async def test_a_second_copy_of_a_notice_that_shows_keys_is_found(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Two messages sent by one notice (an instance whose lease ran out while it was still
+    showing it, another showing it again): the one the store learnt of second, while it shows
+    keys, is a copy to take the keys off."""
+    async with uow_factory() as uow:
+        await seed(uow)
+        await uow.commit()
+    ask, other = _note("ask"), _note("other")
+    await _add(uow_factory, [ask, other])
+    await _mark(uow_factory, Delivered(ask.id, 10, True), Delivered(other.id, 12, True))
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.messages.copies() == []
+    await _mark(uow_factory, Delivered(ask.id, 11, True))  # the late mark of a first copy
+    async with uow_factory(read_only=True) as uow:
+        (copy,) = await uow.messages.copies()
+        assert (copy.chat_id, copy.message_id, copy.shown, copy.keys) == (CHAT_ID, 11, ask.id, True)
+    await _mark(uow_factory, Delivered(ask.id, 11, False, tries=0))  # its keys taken off
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.messages.copies() == []

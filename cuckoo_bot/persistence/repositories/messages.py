@@ -57,6 +57,19 @@ def reports(delivered: Sequence[Delivered], now: datetime) -> list[dict[str, Any
     ]
 
 
+def _message(row: MessageRow) -> Message:
+    return Message(
+        chat_id=row.chat_id,
+        message_id=row.message_id,
+        game_id=row.game_id,
+        kind=NoticeKind(row.kind) if row.kind else None,
+        sent_by=row.sent_by,
+        shown=row.shown,
+        keys=row.keys,
+        at=row.updated_at,
+    )
+
+
 def merge(store: Store, report: Select[Any]) -> Any:
     """INSERT the reports ``report`` selects (``reported``'s columns), each merged into the row
     of its message if there is one: ``Message.after``, as a conditional write. The report
@@ -105,18 +118,27 @@ class SqlMessages:
                 MessageRow.chat_id == chat_id, MessageRow.message_id == message_id
             )
         )
-        if row is None:
-            return None
-        return Message(
-            chat_id=row.chat_id,
-            message_id=row.message_id,
-            game_id=row.game_id,
-            kind=NoticeKind(row.kind) if row.kind else None,
-            sent_by=row.sent_by,
-            shown=row.shown,
-            keys=row.keys,
-            at=row.updated_at,
+        return None if row is None else _message(row)
+
+    async def copies(self, limit: int = 20) -> list[Message]:
+        first = aliased(MessageRow)
+        earlier = (
+            select(first.id)
+            .where(
+                first.chat_id == MessageRow.chat_id,
+                first.sent_by == MessageRow.sent_by,
+                first.id < MessageRow.id,
+                first.message_id.is_not(None),
+            )
+            .exists()
         )
+        found = await self._s.session.scalars(
+            select(MessageRow)
+            .where(MessageRow.keys, MessageRow.message_id.is_not(None), earlier)
+            .order_by(MessageRow.id)
+            .limit(limit)
+        )
+        return [_message(row) for row in found]
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         m = MessageRow

@@ -10,10 +10,14 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 
+from telegram.error import TelegramError
+
 from cuckoo_bot.app import outbox
-from cuckoo_bot.app.notices import Notice, SentMessage
+from cuckoo_bot.app.notices import Delivered, Notice, SentMessage
+from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.transport import logfields
+from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
 from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.lanes import Lane
@@ -181,6 +185,25 @@ class Chats:
                 lane.result.deferred = True
             if lane.result.deferred:
                 self.wake(chat_id, ELSEWHERE)
+
+    async def unkey(self, copy: Message) -> None:
+        """A second copy of a notice shows keys (an instance whose lease ran out while it was
+        still showing the notice, another showing it again): they come off; the copy the
+        store learnt of first keeps them (later notices edit that one)."""
+        chat, message_id = copy.chat_id, copy.message_id
+        assert message_id is not None
+        async with self.lock(chat):
+            lane = self.lane(chat, Known(Batch([])), Shown())
+            if not await lane.spend():
+                return  # the group's budget is spent: at a later sweep
+            try:
+                await self.tools.calls.remove_keys(chat, message_id)
+            except (Unreachable, TelegramError) as exc:
+                log.info("keys of message %s in chat %s left for now: %s", message_id, chat, exc)
+                return
+            gone = Delivered(copy.shown, message_id, False, tries=0)
+            await outbox.mark(self.tools.deps, [gone])
+        log.warning("chat %s: message %s, a second copy, showed keys; taken off", chat, message_id)
 
     # -- when a chat's lane runs again ----------------------------------------------------------
 

@@ -138,6 +138,9 @@ class Courier(Background):
         for doubted, since in self.tools.doubts(chat_id).items():
             if doubted not in shown:
                 await self.chats.tidy(doubted, since)
+        if chat_id is None:
+            for copy in await outbox.copies(self.deps):
+                await self.chats.unkey(copy)
         return handled
 
     async def deliver(self, batch: Batch) -> int:

@@ -7,12 +7,13 @@ instance at a time under a lease, and sent notices are pruned.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from cuckoo_bot.app.clock import Clock
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
@@ -346,7 +347,10 @@ class FakeOutbox:
             shown = i not in self.w.errors
             held = done is None and holder not in (None, self.instance) and bool(until)
             held = held and until is not None and until > now
-            left = done is None and (until is None or until <= now)
+            left = done is None and (
+                (holder is None and until is None)
+                or (holder not in (None, self.instance) and until is not None and until <= now)
+            )
             if (
                 held
                 or left
@@ -465,6 +469,17 @@ class FakeMessages:
 
     async def get(self, chat_id: int, message_id: int) -> Message | None:
         return self.w.message(chat_id, message_id)
+
+    async def copies(self, limit: int = 20) -> list[Message]:
+        first: set[tuple[int, int]] = set()
+        found = []
+        for _, row in sorted(self.w.messages.items()):
+            if row.message_id is None:
+                continue
+            if (row.chat_id, row.sent_by) in first and row.keys:
+                found.append(row)
+            first.add((row.chat_id, row.sent_by))
+        return found[:limit]
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         shown = sorted(
@@ -621,14 +636,27 @@ class StoreDown(ConnectionError):
 
 class FailingStore(FakeUnitOfWorkFactory):
     """The in-memory store, which fails every unit of work while ``down`` is set (a database
-    that is away, or the connection of a process that was killed)."""
+    that is away, or the connection of a process that was killed), and whose units of work
+    wait while it is ``slow`` (a connection that lags: this process's reads and marks reach
+    the store after others' that came later)."""
 
     down = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.flowing = asyncio.Event()
+        self.flowing.set()
+
+    def slow(self) -> None:
+        self.flowing.clear()
+
+    def flow(self) -> None:
+        self.flowing.set()
 
     def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> FakeUnitOfWork:
         if self.down:
             raise StoreDown("database is unavailable")
-        return super().__call__(read_only=read_only, autocommit=autocommit)
+        return LaggingUnitOfWork(self, self.world, self.clock.now, self.instance, self.lease)
 
 
 class FakeUnitOfWork:
@@ -676,6 +704,21 @@ class FakeUnitOfWork:
     async def commit(self) -> None:
         self._world.__dict__.update(copy.deepcopy(self._draft).__dict__)
         self._world.commits += 1
+
+
+class LaggingUnitOfWork(FakeUnitOfWork):
+    """A unit of work of a ``FailingStore``: it begins once the store flows (and fails if the
+    store went down meanwhile)."""
+
+    def __init__(self, store: FailingStore, *args: Any) -> None:
+        super().__init__(*args)
+        self._store = store
+
+    async def __aenter__(self) -> Self:
+        await self._store.flowing.wait()
+        if self._store.down:
+            raise StoreDown("database is unavailable")
+        return await super().__aenter__()
 
 
 class FakeClock:

@@ -24,6 +24,7 @@ from cuckoo_bot.app.notices import (
     CloseNote,
     CloseReason,
     DealNote,
+    Delivered,
     Notice,
     NoticeKind,
     PromptNote,
@@ -673,3 +674,29 @@ async def test_notices_an_instance_left_when_it_died_are_shown_before_a_newer_ba
     second, _ = table.world.shows(batch.notices[0].id)
     assert first is not None and second is not None and first < second
     assert all(n in table.world.sent for n in table.world.outbox)
+
+
+async def test_a_second_copy_of_a_notice_loses_its_keys_at_the_next_sweep(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """An instance whose lease ran out while it was still showing a notice, and another that
+    showed it again: two messages with the same keys. The sweep takes them off the copy the
+    store learnt of second; the first keeps them (later notices edit that one)."""
+    table = Table(fake, bot, players=3, rate=20)
+    keys = InlineKeyboardMarkup([[InlineKeyboardButton("Join", callback_data="1:j:9")]])
+    first = await bot.send_message(GROUP, "Join the game", reply_markup=keys)
+    late = await bot.send_message(GROUP, "Join the game", reply_markup=keys)
+    note = AnswerNote("Join the game", keys.to_dict())
+    notice = Notice(NoticeKind.ANSWER, GROUP, note)
+    async with table.deps.uow() as uow:
+        await uow.outbox.add_many([notice])
+        await uow.commit()
+    async with table.deps.uow() as uow:  # shown by one instance, then its late mark
+        await uow.outbox.mark([Delivered(notice.id, first.message_id, True)])
+        await uow.outbox.mark([Delivered(notice.id, late.message_id, True)])
+        await uow.commit()
+    await table.courier.sweep()
+    shown = {m.message_id: m.callback_datas for m in fake.messages(GROUP)}
+    assert shown[first.message_id] == ["1:j:9"] and shown[late.message_id] == []
+    assert table.world.message(GROUP, late.message_id).keys is False  # type: ignore[union-attr]
+    assert table.world.message(GROUP, first.message_id).keys is True  # type: ignore[union-attr]

@@ -27,6 +27,7 @@ import random
 from collections.abc import Coroutine
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -78,6 +79,7 @@ class Instance:
         """SIGKILL: the store connection dies first (nothing more is written), then every
         delivery under way stops where it stands, its calls in flight cut."""
         self.store.down = True
+        self.store.flow()  # what waited for the store fails now
         self.courier.kill()
 
 
@@ -104,6 +106,7 @@ class DeliveryMachine(RuleBasedStateMachine):
         self.lives = 0
         self.instances: dict[str, Instance] = {}
         self.dead: list[Instance] = []
+        self.pressing: set[asyncio.Task[None]] = set()  # presses an instance lagging handles
         for name in NAMES[:2]:
             self.instances[name] = Instance(self, name)
         self.game_id = self.run(self.open_game())
@@ -164,7 +167,12 @@ class DeliveryMachine(RuleBasedStateMachine):
             else:
                 instance.courier.post(outcome.batch)
 
-        self.run(press())
+        if instance.store.flowing.is_set():
+            self.run(press())
+        else:  # its store lags: the press is handled when it catches up
+            task = self.loop.create_task(press())
+            self.pressing.add(task)
+            task.add_done_callback(self.pressing.discard)
 
     @rule(ms=st.sampled_from([0, 1, 5, 20, 60]))
     def moment(self, ms: int) -> None:
@@ -177,7 +185,7 @@ class DeliveryMachine(RuleBasedStateMachine):
         then what the outbox holds)."""
         self.run(self.advance(seconds))
         instance = self.instances.get(name)
-        if instance is not None:
+        if instance is not None and instance.store.flowing.is_set():
             self.run(self.sweep(instance))
 
     @rule(
@@ -218,6 +226,8 @@ class DeliveryMachine(RuleBasedStateMachine):
 
     async def renew(self) -> None:
         for instance in list(self.instances.values()):
+            if not instance.store.flowing.is_set():
+                continue  # a lagging instance renews late: its claims may run out
             with contextlib.suppress(StoreDown):
                 await instance.courier.renew()
 
@@ -233,6 +243,9 @@ class DeliveryMachine(RuleBasedStateMachine):
 
     async def settle_all(self) -> None:
         """Every instance alive sweeps, leases run out, until nothing is left undelivered."""
+        for instance in self.instances.values():
+            instance.store.flow()
+        await asyncio.gather(*list(self.pressing), return_exceptions=True)
         for _ in range(40):
             await asyncio.sleep(0.01)
             for instance in list(self.instances.values()):
@@ -338,3 +351,30 @@ DeliveryMachine.TestCase.settings = settings(
 def test_delivery_keeps_its_rules_over_random_interleavings() -> None:
     """(a)-(d) after every step, across presses, sweeps, lost answers and killed instances."""
     DeliveryMachine.TestCase().runTest()
+
+
+class LaggingDeliveryMachine(DeliveryMachine):
+    """Besides: an instance's connection to the store lags past its lease, while it goes on
+    showing what it holds."""
+
+    @rule(name=st.sampled_from(NAMES), slow=st.booleans())
+    def lag(self, name: str, slow: bool) -> None:
+        """The instance's connection to the store lags (what it reads and marks reaches the
+        store after what others did since; its claims are not renewed meanwhile), or catches
+        up."""
+        instance = self.instances.get(name)
+        if instance is not None:
+            instance.store.slow() if slow else instance.store.flow()
+
+
+LaggingDeliveryMachine.TestCase.settings = DeliveryMachine.TestCase.settings
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=False,
+    reason="known gap: a holder whose lease ran out while its store lagged goes on calling "
+    "Telegram, so two instances can show one round's table (about one run in fifteen)",
+)
+def test_delivery_keeps_its_rules_when_a_store_connection_lags_past_its_lease() -> None:
+    LaggingDeliveryMachine.TestCase().runTest()
