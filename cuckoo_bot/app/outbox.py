@@ -172,7 +172,8 @@ async def keep_answer(
 ) -> Batch:
     """A command's answer that could not be shown at once, kept to be tried again like any
     notice (the batch to deliver). ``maybe_shown``: its send's answer was lost, so Telegram may
-    have shown it: the chat is in doubt, and the copy clears the keys of the first."""
+    have shown it, keys and all: the chat is in doubt, and the next sweep (or the next message
+    there once every instance knows the doubt) clears the keys of the first."""
     notice = Notice(NoticeKind.ANSWER, chat_id, answer, thread_id=thread_id)
     async with deps.uow() as uow:
         await uow.outbox.add_many([notice])

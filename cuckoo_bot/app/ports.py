@@ -197,9 +197,10 @@ class MessageRepository(Protocol):
         ...
 
     async def copies(self, limit: int = 20) -> list[Message]:
-        """Second copies that show keys: messages sent by the same notice as a message of the
-        chat the store learnt of first (an instance whose lease ran out while it was still
-        showing the notice, another showing it again), oldest first."""
+        """Second copies that show keys: messages sent by the same notice as another message of
+        the chat (an instance whose lease ran out while it was still showing the notice,
+        another showing it again). The copy later notices edit is kept: the one showing the
+        newest notice, then the newest message (the planners edit the newest)."""
         ...
 
     async def settle_doubt(self, chat_id: int, since: int) -> None:

@@ -233,8 +233,10 @@ class AnswerQueue:
             return
         except NetworkError as exc:
             # Lost on the way (PTB 22 makes Telegram's BadRequest a NetworkError: a refusal,
-            # not a fault): Telegram may have shown it, or not. Kept, it is tried again.
-            if isinstance(exc, BadRequest) or not await self._kept(answer, maybe_shown=True):
+            # not a fault): Telegram may have shown it, or not. Kept, it is tried again; where
+            # the first shows keys, the chat is in doubt until they are off.
+            keys = answer.keyboard is not None
+            if isinstance(exc, BadRequest) or not await self._kept(answer, maybe_shown=keys):
                 if answer.chat_id > 0:
                     raise
                 log.info("chat %s: an answer was not delivered: %s", answer.chat_id, exc)

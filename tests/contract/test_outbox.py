@@ -246,6 +246,9 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     await _mark(two, Delivered(newer, retry_at=clock.now() + timedelta(seconds=30)))
     async with two(read_only=True) as uow:  # a failed try waits for its retry: not left
         assert (await uow.outbox.elsewhere({ANN: None})).left == frozenset()
+    clock.advance(seconds=30)
+    async with two(read_only=True) as uow:  # its retry is due: anyone's
+        assert (await uow.outbox.elsewhere({ANN: None})).left == {ANN}
 
 
 async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_settled(
@@ -687,10 +690,16 @@ async def test_a_second_copy_of_a_notice_that_shows_keys_is_found(
     await _mark(uow_factory, Delivered(ask.id, 10, True), Delivered(other.id, 12, True))
     async with uow_factory(read_only=True) as uow:
         assert await uow.messages.copies() == []
-    await _mark(uow_factory, Delivered(ask.id, 11, True))  # the late mark of a first copy
-    async with uow_factory(read_only=True) as uow:
+    await _mark(uow_factory, Delivered(ask.id, 11, True))  # another copy, learnt of late
+    async with uow_factory(read_only=True) as uow:  # the newest message is the one kept
         (copy,) = await uow.messages.copies()
-        assert (copy.chat_id, copy.message_id, copy.shown, copy.keys) == (CHAT_ID, 11, ask.id, True)
+        assert (copy.chat_id, copy.message_id, copy.shown, copy.keys) == (CHAT_ID, 10, ask.id, True)
+    later = _note("later")
+    await _add(uow_factory, [later])
+    await _mark(uow_factory, Delivered(later.id, 10, True))  # a later notice edits copy 10
+    async with uow_factory(read_only=True) as uow:  # now the one later notices edit is 10
+        (copy,) = await uow.messages.copies()
+        assert (copy.message_id, copy.shown) == (11, ask.id)
     await _mark(uow_factory, Delivered(ask.id, 11, False, tries=0))  # its keys taken off
     async with uow_factory(read_only=True) as uow:
         assert await uow.messages.copies() == []

@@ -29,6 +29,7 @@ from cuckoo_bot.app.notices.payloads import (
 )
 from cuckoo_bot.app.notices.policy import Bulletin, last_result
 from cuckoo_bot.app.notices.row import (
+    FOLDED,
     PASSED_OVER,
     SUPERSEDED,
     TURN_OVER,
@@ -39,6 +40,7 @@ from cuckoo_bot.app.notices.row import (
 )
 
 __all__ = [
+    "FOLDED",
     "PASSED_OVER",
     "PAYLOADS",
     "SUPERSEDED",

@@ -46,6 +46,7 @@ class SentMessage:
 SUPERSEDED = "superseded"
 TURN_OVER = "turn over"
 PASSED_OVER = (SUPERSEDED, TURN_OVER)
+FOLDED = "folded"  # shown inside the message of an earlier round's table
 
 
 @dataclass(frozen=True)

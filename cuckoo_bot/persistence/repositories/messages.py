@@ -121,20 +121,23 @@ class SqlMessages:
         return None if row is None else _message(row)
 
     async def copies(self, limit: int = 20) -> list[Message]:
-        first = aliased(MessageRow)
-        earlier = (
-            select(first.id)
+        kept = aliased(MessageRow)
+        beaten = (
+            select(kept.id)
             .where(
-                first.chat_id == MessageRow.chat_id,
-                first.sent_by == MessageRow.sent_by,
-                first.id < MessageRow.id,
-                first.message_id.is_not(None),
+                kept.chat_id == MessageRow.chat_id,
+                kept.sent_by == MessageRow.sent_by,
+                kept.message_id.is_not(None),
+                or_(
+                    kept.shown > MessageRow.shown,
+                    and_(kept.shown == MessageRow.shown, kept.message_id > MessageRow.message_id),
+                ),
             )
             .exists()
         )
         found = await self._s.session.scalars(
             select(MessageRow)
-            .where(MessageRow.keys, MessageRow.message_id.is_not(None), earlier)
+            .where(MessageRow.keys, MessageRow.message_id.is_not(None), beaten)
             .order_by(MessageRow.id)
             .limit(limit)
         )

@@ -138,14 +138,13 @@ class SqlOutbox:
             OutboxRow.claimed_by != self._s.instance,
             OutboxRow.claim_until > now,
         )
-        # Nobody's: handed back, or held by another instance whose lease ran out. (This
-        # instance's own, its lease run out, wait for it: a chat it left for a later run.)
+        # Nobody's: handed back, a failed try whose retry is due, or held by another instance
+        # whose lease ran out. (This instance's own, its lease run out, wait for it: a chat it
+        # left for a later run.)
         left = and_(
             OutboxRow.sent_at.is_(None),
-            or_(
-                and_(OutboxRow.claimed_by.is_(None), OutboxRow.claim_until.is_(None)),
-                and_(OutboxRow.claimed_by != self._s.instance, OutboxRow.claim_until <= now),
-            ),
+            or_(OutboxRow.claim_until.is_(None), OutboxRow.claim_until <= now),
+            or_(OutboxRow.claimed_by.is_(None), OutboxRow.claimed_by != self._s.instance),
         )
         either = [held, left]
         shown = OutboxRow.error.is_(None)  # done, and not refused or superseded

@@ -188,8 +188,9 @@ class Chats:
 
     async def unkey(self, copy: Message) -> None:
         """A second copy of a notice shows keys (an instance whose lease ran out while it was
-        still showing the notice, another showing it again): they come off; the copy the
-        store learnt of first keeps them (later notices edit that one)."""
+        still showing the notice, another showing it again): they come off; the copy later
+        notices edit keeps them. Where Telegram cannot take them off (the chat refuses the
+        bot), nobody can press them either: recorded as gone."""
         chat, message_id = copy.chat_id, copy.message_id
         assert message_id is not None
         async with self.lock(chat):
@@ -198,9 +199,11 @@ class Chats:
                 return  # the group's budget is spent: at a later sweep
             try:
                 await self.tools.calls.remove_keys(chat, message_id)
-            except (Unreachable, TelegramError) as exc:
+            except Unreachable as exc:
                 log.info("keys of message %s in chat %s left for now: %s", message_id, chat, exc)
                 return
+            except TelegramError as exc:
+                log.info("keys of message %s in chat %s cannot come off: %s", message_id, chat, exc)
             gone = Delivered(copy.shown, message_id, False, tries=0)
             await outbox.mark(self.tools.deps, [gone])
         log.warning("chat %s: message %s, a second copy, showed keys; taken off", chat, message_id)

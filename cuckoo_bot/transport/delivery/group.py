@@ -13,7 +13,15 @@ from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.lanes import Lane
 from cuckoo_bot.transport.delivery.plan_group import plan
 from cuckoo_bot.transport.delivery.results import LaneResult
-from cuckoo_bot.transport.delivery.steps import Delete, Edit, Send, Show, Step, TakeKeys
+from cuckoo_bot.transport.delivery.steps import (
+    Delete,
+    Edit,
+    Send,
+    Show,
+    Step,
+    TakeKeys,
+    Unchanged,
+)
 from cuckoo_bot.transport.render import Rendered, group_language
 
 log = logging.getLogger(__name__)
@@ -61,7 +69,7 @@ class GroupLane(Lane):
             log.exception("retracting a turn asked in chat %s failed", self.chat_id)
         elif isinstance(step, TakeKeys) and isinstance(exc, Forbidden | ChatMigrated):
             self.result.skip(step.notice, f"keys left: {exc}")  # the group is gone: no key to worry
-        elif isinstance(step, Edit | Send | TakeKeys):
+        elif isinstance(step, Edit | Send | TakeKeys | Unchanged):
             self._show_failed(step.notice, exc)
         else:
             return False

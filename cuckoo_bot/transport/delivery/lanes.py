@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from telegram import InlineKeyboardMarkup
 
-from cuckoo_bot.app.notices import Delivered, Notice, SentMessage
+from cuckoo_bot.app.notices import FOLDED, Delivered, Notice, SentMessage
 from cuckoo_bot.transport.delivery import orphans
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.known import ChatView, Known
@@ -131,7 +131,7 @@ class Lane:
             return False
         keys = step.keys and keys_live(rendered.keyboard)
         self.done(step.notice, step.target.message_id, keys)
-        self._folded(step.folded, step.target.message_id, keys)
+        self._folded(step.folded)
         return True
 
     async def _send(self, step: Send) -> None:
@@ -143,7 +143,7 @@ class Lane:
         self.sent()
         keys = keys_live(rendered.keyboard)
         self.done(step.notice, message.message_id, keys)
-        self._folded(step.folded, message.message_id, keys)
+        self._folded(step.folded)
         # A copy shown before a crash has keys only if this one does (a prompt, a Play again):
         # a card dealt or a move answered left nothing to clear.
         guess = self.guesses_orphans and keys and self.tools.maybe_shown(step.notice)
@@ -154,7 +154,7 @@ class Lane:
         rendered = self.render(step.notice, Show.OWN, step.folded)
         keys = keys_live(rendered.keyboard)
         self.done(step.notice, step.target.message_id, keys)
-        self._folded(step.folded, step.target.message_id, keys)
+        self._folded(step.folded)
 
     async def _clear(self, step: Clear) -> None:
         rendered = self.retold(step)
@@ -212,13 +212,11 @@ class Lane:
         self.known.remember(cleared)
         self.result.shown.append(cleared)
 
-    def _folded(self, folded: tuple[Notice, ...], message_id: int, keys: bool) -> None:
-        """Rounds folded under a table are shown by its message too: its row in ``messages``
-        shows the newest of them (no call of their own)."""
+    def _folded(self, folded: tuple[Notice, ...]) -> None:
+        """Rounds folded under a table are shown by its message (no call of their own). They
+        are not recorded on it: a later view of such a round must not edit that message."""
         for inner in folded:
-            self.result.delivered.append(Delivered(inner.id, message_id, keys, tries=0))
-            newest = max(self.known.newest.get(self.chat_id, 0), message_id)
-            self.known.remember(SentMessage(inner, message_id, keys, newest))
+            self.result.skip(inner, FOLDED)
 
     async def tidy(self, notice_id: int) -> None:
         """A chat in doubt since notice ``notice_id``, with nothing to show: what no notice

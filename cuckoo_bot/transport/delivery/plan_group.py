@@ -51,7 +51,7 @@ def _key(notice: Notice) -> tuple[Any, ...] | None:
     if notice.kind is NoticeKind.TABLE:
         return (notice.kind, notice.game_id, notice.round)
     if isinstance(notice.payload, AnswerNote):  # the same answer, kept twice: shown once
-        return (notice.kind, notice.payload.text)
+        return (notice.kind, notice.thread_id, notice.payload.text)
     return None
 
 
@@ -163,7 +163,7 @@ def _show(notice: Notice, inner: tuple[Notice, ...], chat: ChatView) -> list[Ste
     if notice.kind is NoticeKind.TABLE:
         assert isinstance(view, TableView)
         target = table_message(notice, known)
-        if target is not None and target.notice.payload == view:
+        if target is not None and target.notice.payload == view and not inner:
             return [Unchanged(notice, target, inner)]
     elif notice.kind is NoticeKind.LOBBY:
         target = known.newest_kind(notice, NoticeKind.LOBBY)

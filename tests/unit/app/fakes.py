@@ -347,9 +347,10 @@ class FakeOutbox:
             shown = i not in self.w.errors
             held = done is None and holder not in (None, self.instance) and bool(until)
             held = held and until is not None and until > now
-            left = done is None and (
-                (holder is None and until is None)
-                or (holder not in (None, self.instance) and until is not None and until <= now)
+            left = (
+                done is None
+                and (until is None or until <= now)
+                and (holder is None or holder != self.instance)
             )
             if (
                 held
@@ -471,15 +472,14 @@ class FakeMessages:
         return self.w.message(chat_id, message_id)
 
     async def copies(self, limit: int = 20) -> list[Message]:
-        first: set[tuple[int, int]] = set()
-        found = []
-        for _, row in sorted(self.w.messages.items()):
-            if row.message_id is None:
-                continue
-            if (row.chat_id, row.sent_by) in first and row.keys:
-                found.append(row)
-            first.add((row.chat_id, row.sent_by))
-        return found[:limit]
+        rows = sorted(
+            (r for r in self.w.messages.values() if r.message_id is not None),
+            key=lambda r: (r.shown, r.message_id or 0),
+        )
+        best = {(r.chat_id, r.sent_by): r for r in rows}  # the newest state of each sender
+        beaten = [r for r in rows if r.keys and best[(r.chat_id, r.sent_by)] is not r]
+        order = {id(r): key for key, r in self.w.messages.items()}
+        return sorted(beaten, key=lambda r: order[id(r)])[:limit]
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         shown = sorted(

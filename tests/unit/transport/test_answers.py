@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, TimedOut
 
 from cuckoo_bot.transport.answers import Answer, AnswerQueue
@@ -104,7 +105,10 @@ async def test_an_answer_lost_on_the_way_is_kept_to_be_tried_again(chat: int) ->
     lost = LosingBot(TimedOut())
     replies = AnswerQueue(lost, budget, lambda c, m: None, keep=keep)  # type: ignore[arg-type]
     await replies.say(Answer(chat, 5, "the help"))
-    assert kept == [(Answer(chat, 5, "the help"), True)]  # Telegram may have shown it
+    assert kept == [(Answer(chat, 5, "the help"), False)]  # no keys: nothing to doubt
+    keys = InlineKeyboardMarkup([[InlineKeyboardButton("English", callback_data="1:l:en")]])
+    await replies.say(Answer(chat, 5, "the language", keys))
+    assert kept[-1] == (Answer(chat, 5, "the language", keys), True)  # shown, maybe, with keys
 
     refused = LosingBot(BadRequest("Message text is empty"))
     kept.clear()

@@ -680,8 +680,8 @@ async def test_a_second_copy_of_a_notice_loses_its_keys_at_the_next_sweep(
     fake: FakeBotApi, bot: Bot
 ) -> None:
     """An instance whose lease ran out while it was still showing a notice, and another that
-    showed it again: two messages with the same keys. The sweep takes them off the copy the
-    store learnt of second; the first keeps them (later notices edit that one)."""
+    showed it again: two messages with the same keys. The sweep takes them off one; the newest
+    keeps them (later notices edit the newest)."""
     table = Table(fake, bot, players=3, rate=20)
     keys = InlineKeyboardMarkup([[InlineKeyboardButton("Join", callback_data="1:j:9")]])
     first = await bot.send_message(GROUP, "Join the game", reply_markup=keys)
@@ -697,6 +697,6 @@ async def test_a_second_copy_of_a_notice_loses_its_keys_at_the_next_sweep(
         await uow.commit()
     await table.courier.sweep()
     shown = {m.message_id: m.callback_datas for m in fake.messages(GROUP)}
-    assert shown[first.message_id] == ["1:j:9"] and shown[late.message_id] == []
-    assert table.world.message(GROUP, late.message_id).keys is False  # type: ignore[union-attr]
-    assert table.world.message(GROUP, first.message_id).keys is True  # type: ignore[union-attr]
+    assert shown[first.message_id] == [] and shown[late.message_id] == ["1:j:9"]
+    assert table.world.message(GROUP, first.message_id).keys is False  # type: ignore[union-attr]
+    assert table.world.message(GROUP, late.message_id).keys is True  # type: ignore[union-attr]
