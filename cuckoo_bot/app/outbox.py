@@ -31,6 +31,9 @@ class Batch:
     players: dict[PlayerId, Player] = field(default_factory=dict)
     sent: list[SentMessage] = field(default_factory=list)
     read_at: datetime | None = None  # when ``sent`` was read from the store
+    # Claimed back from the outbox: its claims run for a lease from this moment (or later).
+    # Written by this process: each notice is held from its ``created_at``.
+    claimed_at: datetime | None = None
 
     def __bool__(self) -> bool:
         return bool(self.notices)
@@ -42,6 +45,8 @@ class Batch:
         self.sent += other.sent
         reads = [t for t in (self.read_at, other.read_at) if t is not None]
         self.read_at = min(reads, default=None)
+        claims = [t for t in (self.claimed_at, other.claimed_at) if t is not None]
+        self.claimed_at = min(claims, default=None)
 
 
 def people(game: Game) -> list[PlayerId]:
@@ -80,6 +85,11 @@ async def write(
 # time, and given up after ``MAX_TRIES`` with its reason kept; the notices behind it go on.
 LEASE = timedelta(seconds=6)
 RENEW_EVERY = timedelta(seconds=2)
+# A holder calls Telegram for a notice only while its claim was confirmed (claimed, written or
+# renewed) less than ``HOLD`` ago: the rest of the lease covers a call under way. A holder
+# that could not renew in time (its store lagging, its loop stalled) stops calling, so
+# another instance showing the notice after the lease is never shown it twice.
+HOLD = LEASE - timedelta(seconds=2)
 SWEEP_EVERY = timedelta(seconds=2)
 MAX_TRIES = 6
 RETENTION = timedelta(days=2)  # sent notices nothing edits any more are deleted after this
@@ -103,6 +113,8 @@ async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = 
     chat's, or everyone's), with their context."""
     read_at = deps.clock.now()
     async with deps.uow() as uow:
+        # The claims run for a lease from this moment or later: what the lanes hold them by.
+        claimed_at = deps.clock.now()
         claimed = await uow.outbox.claim(chat_id, limit=500)
         notices = [n for n in claimed if n.id not in skip]
         if not notices:
@@ -119,15 +131,25 @@ async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = 
         ids |= {n.chat_id for n in notices if n.kind.private}
         players = await uow.players.get_many(sorted(ids))
         await uow.commit()
-    return Batch(notices=notices, games=games, players=players, sent=sent, read_at=read_at)
+    return Batch(
+        notices=notices,
+        games=games,
+        players=players,
+        sent=sent,
+        read_at=read_at,
+        claimed_at=claimed_at,
+    )
 
 
-async def renew(deps: Deps, ids: Collection[int]) -> None:
-    """Keep holding the notices still in this instance's hands."""
-    if ids:
-        async with deps.uow(autocommit=True) as uow:
-            await uow.outbox.renew(ids)
-            await uow.commit()
+async def renew(deps: Deps, ids: Collection[int]) -> set[int]:
+    """Keep holding the notices still in this instance's hands: those it still held, each
+    now for a lease from the moment returned or later."""
+    if not ids:
+        return set()
+    async with deps.uow(autocommit=True) as uow:
+        renewed = await uow.outbox.renew(ids)
+        await uow.commit()
+    return renewed
 
 
 async def take_back(deps: Deps, *, everyone: bool) -> int:

@@ -114,8 +114,9 @@ class OutboxRepository(Protocol):
         runs out. A notice waiting for its next try is left until then."""
         ...
 
-    async def renew(self, ids: Collection[int]) -> None:
-        """Extend this instance's claims on notices still in its hands."""
+    async def renew(self, ids: Collection[int]) -> set[int]:
+        """Extend this instance's claims on notices still in its hands: the ids it still held
+        (a notice another instance took once the lease ran out, or sent, is not among them)."""
         ...
 
     async def take_back(self, *, everyone: bool) -> int:

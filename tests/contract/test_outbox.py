@@ -337,10 +337,11 @@ async def test_renewing_holds_only_what_the_instance_itself_holds(
     clock.advance(seconds=LEASE.total_seconds() + 1)
     assert await _claim(two, limit=1) == [mine]  # "one" died; "two" takes the first
     async with one(autocommit=True) as uow:  # "one" was alive after all, and renews both
-        await uow.outbox.renew([mine, theirs])
+        # Only the second is still its own: "one" learns it lost the first.
+        assert await uow.outbox.renew([mine, theirs]) == {theirs}
         await uow.commit()
     async with one(autocommit=True) as uow:
-        await uow.outbox.renew([])  # nothing to renew is fine
+        assert await uow.outbox.renew([]) == set()  # nothing to renew is fine
         await uow.commit()
     three = store.instance("three")
     assert await _claim(three) == []  # "two" holds the first, "one" renewed the second

@@ -81,19 +81,21 @@ class SqlOutbox:
         found = sorted(result.all(), key=lambda row: row.id)
         return [notice_from_row(cast(OutboxRow, row)) for row in found]
 
-    async def renew(self, ids: Collection[int]) -> None:
+    async def renew(self, ids: Collection[int]) -> set[int]:
         if not ids:
-            return
-        await self._s.session.execute(
-            update(OutboxRow)
+            return set()
+        rows = table_of(OutboxRow)
+        result = await self._s.session.execute(
+            update(rows)
             .where(
-                OutboxRow.id.in_(sorted(ids)),
-                OutboxRow.claimed_by == self._s.instance,
-                OutboxRow.sent_at.is_(None),
+                rows.c.id.in_(sorted(ids)),
+                rows.c.claimed_by == self._s.instance,
+                rows.c.sent_at.is_(None),
             )
             .values(claim_until=self._s.now() + self._s.lease)
-            .execution_options(synchronize_session=False)
+            .returning(rows.c.id)
         )
+        return set(result.scalars().all())
 
     async def take_back(self, *, everyone: bool) -> int:
         held = (

@@ -132,6 +132,7 @@ class Chats:
         if {n.id for n in batch.notices} & (self.in_flight - mine):
             return None  # another run holds older ones: it goes first, these after
         self.in_flight |= {n.id for n in batch.notices} - mine
+        self.tools.hold(batch.notices, batch.claimed_at)
         return batch
 
     # -- what this process showed lately --------------------------------------------------------

@@ -159,7 +159,8 @@ class Courier(Background):
 
     async def renew(self) -> None:
         """Keep this instance's claims on the notices it is delivering (from the sweeper)."""
-        await outbox.renew(self.deps, set(self._in_flight))
+        since = self.deps.clock.now()
+        self.tools.renewed(await outbox.renew(self.deps, set(self._in_flight)), since)
 
     # -- the loop -------------------------------------------------------------------------------
 
@@ -187,6 +188,7 @@ class Courier(Background):
         ids = {n.id for n in notices}
         claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
         self._in_flight |= ids
+        self.tools.hold(notices, batch.claimed_at)
         shown = Shown()  # every lane's result so far, even one cut short
         try:
             known = Known(batch)
@@ -223,6 +225,7 @@ class Courier(Background):
                 self._marked.popitem(last=False)
         finally:
             self._in_flight -= ids | claimed
+            self.tools.release(ids | claimed)
         return following, sum(d.tries for d in report.delivered)
 
     def closing(self) -> None:

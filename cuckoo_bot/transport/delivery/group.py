@@ -35,9 +35,10 @@ class GroupLane(Lane):
         return group_language(game.chat if game else None, game)
 
     async def run(self, notices: list[Notice]) -> LaneResult:
+        self.holding = tuple(notices)
         try:
             if not await self.execute(plan(notices, self.view())):
-                self.result.waiting = True  # the budget is spent: the rest waits
+                self.result.waiting = True  # the budget is spent, or the claims ran out
         except Unreachable:
             self.result.waiting = True
         return self.result

@@ -57,6 +57,7 @@ class Lane:
         self.result = LaneResult()
         self.shown = shown  # the batch's lanes, this one among them
         shown.results.append(self.result)
+        self.holding: tuple[Notice, ...] = ()  # the notices this run shows (``holds``)
 
     def view(self) -> ChatView:
         tools = self.tools
@@ -92,16 +93,27 @@ class Lane:
         """An update that may wait waits now."""
         return False
 
+    def holds(self) -> bool:
+        """The notices of this run are surely still this process's (their lease has not run
+        out while it waited for the store, the budget or the pace): calls may be made."""
+        if self.tools.holds(self.holding):
+            return True
+        log.info("chat %s: the claims ran out before the notices were shown; left", self.chat_id)
+        return False
+
     # -- the executor ---------------------------------------------------------------------------
 
     async def execute(self, steps: Sequence[Step]) -> bool:
         """Carry the steps out in order; False when the chat allows no call now (the rest of
-        the chat waits). An edit whose message is gone does its ``otherwise`` instead of the
+        the chat waits), or when the notices' claims may have run out (another instance may
+        be showing them). An edit whose message is gone does its ``otherwise`` instead of the
         rest; that fallback is the call already paid for."""
         pending = deque(steps)
         paid = False
         while pending:
             step = pending.popleft()
+            if not self.holds():
+                return False
             if isinstance(step, Edit) and step.may_wait and self.waits():
                 self.result.deferred = True  # shown, coalesced, with the next moves
                 continue

@@ -30,6 +30,8 @@ class Clearing(Protocol):
 
     async def spend(self) -> bool: ...
 
+    def holds(self) -> bool: ...
+
 
 async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> None:
     """The first few messages no notice accounts for lose their keys: those just ``below`` the
@@ -49,7 +51,9 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
     known = {d.message_id for d in lane.result.delivered if d.message_id}
     known |= lane.known.shown.get(chat, set())
     for message_id in [m for m in ids if m not in known][:GAP]:
-        if not await lane.spend():  # the rest when the chat's budget allows
+        # The rest when the chat's budget allows, or (the claims having run out meanwhile)
+        # once no other instance is showing something there.
+        if not lane.holds() or not await lane.spend():
             await tools.doubt(chat, notice_id)
             lane.result.deferred = True
             return

@@ -93,10 +93,14 @@ class PrivateLane(Lane):
         return chosen or group_language(game.chat if game else None, game)
 
     async def run(self, notices: list[Notice]) -> LaneResult:
+        self.holding = tuple(notices)
         for index, notice in enumerate(notices):
             later = notices[index + 1 :]
             try:
-                await self.execute(plan(notice, self.known.game(notice), self.view(), later))
+                steps = plan(notice, self.known.game(notice), self.view(), later)
+                if not await self.execute(steps):
+                    self.result.waiting = True  # the claims ran out: the rest waits
+                    return self.result
             except Unreachable:
                 self.result.waiting = True
                 return self.result

@@ -4,6 +4,8 @@ notices this process made itself (``Tools``)."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Collection, Iterable
+from datetime import datetime
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
@@ -45,12 +47,39 @@ class Tools:
         # (rows of ``messages`` with no message id), as last read (every sweep) or written
         # by this process.
         self._doubted: dict[int, int] = {}  # chat: its oldest doubtful notice
+        # The notices in this process's hands, each with when it was last known to be its
+        # own (written, claimed or renewed then or later: its lease runs from there). A cache
+        # of the outbox's claims, kept to fence the calls (``holds``).
+        self._held: dict[int, datetime] = {}
 
     def hand(self, batch: Batch) -> None:
         for notice in batch.notices:
             self.handed[notice.id] = None
         while len(self.handed) > 20_000:
             self.handed.popitem(last=False)
+
+    def hold(self, notices: Iterable[Notice], since: datetime | None) -> None:
+        """These notices are this process's from ``since`` (None: each from its writing)."""
+        now = self.deps.clock.now()
+        for notice in notices:
+            held = since or notice.created_at or now
+            self._held[notice.id] = max(self._held.get(notice.id, held), held)
+
+    def renewed(self, ids: Collection[int], since: datetime) -> None:
+        """Their claims were renewed at ``since`` or later."""
+        for notice_id in ids:
+            if notice_id in self._held:
+                self._held[notice_id] = max(self._held[notice_id], since)
+
+    def release(self, ids: Collection[int]) -> None:
+        for notice_id in ids:
+            self._held.pop(notice_id, None)
+
+    def holds(self, notices: Iterable[Notice]) -> bool:
+        """Every one of these notices is surely still this process's: a call for them may be
+        made now (``outbox.HOLD``)."""
+        since = self.deps.clock.now() - outbox.HOLD
+        return all(self._held.get(n.id, since) >= since for n in notices)
 
     @staticmethod
     def keys_gone(old: SentMessage) -> Delivered:

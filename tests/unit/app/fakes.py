@@ -306,11 +306,14 @@ class FakeOutbox:
             self._hold(i)
         return [copy.copy(self.w.outbox[i]) for i in chosen]
 
-    async def renew(self, ids: Collection[int]) -> None:
+    async def renew(self, ids: Collection[int]) -> set[int]:
+        renewed = set()
         for i in ids:
             holder, _ = self.w.claims.get(i, (None, None))
             if i in self.w.outbox and i not in self.w.sent and holder == self.instance:
                 self._hold(i)
+                renewed.add(i)
+        return renewed
 
     async def take_back(self, *, everyone: bool) -> int:
         # A failed try waiting for its retry has no holder: untouched.

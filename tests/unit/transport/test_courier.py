@@ -96,8 +96,8 @@ class Table:
                 state.actor
             )
             move = "cut" if prompt.data("c") else ("swap" if held.rank <= 5 else "keep")
-            outcome = await play.act(self.deps, game_id, state.actor, move, state.turn)
             self.clock.advance(seconds_per_tap)
+            outcome = await play.act(self.deps, game_id, state.actor, move, state.turn)
             if outcome.batch:
                 await self.courier.deliver(outcome.batch)
         raise AssertionError("the game did not end")
@@ -228,8 +228,8 @@ async def test_a_player_the_bot_cannot_write_to_is_asked_in_the_group(
             assert "My card" in " ".join(b["text"] for row in prompt.message.buttons() for b in row)
         else:
             assert prompt.message.chat_id == state.actor
-        outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
         table.clock.advance(6.0)  # people take a few seconds to decide
+        outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
         if outcome.batch:
             await table.courier.deliver(outcome.batch)
     assert table.world.games[game_id].status is GameStatus.FINISHED
@@ -460,10 +460,10 @@ async def test_what_the_group_showed_is_marked_when_a_private_lane_of_its_batch_
         Notice(NoticeKind.DEAL, player, DealNote(1, Card.from_code("7H"), 1, 2, 3), game_id),
         Notice(NoticeKind.CLOSE, player, CloseNote(CloseReason.CANCELLED), game_id),
     ]
+    table.clock.advance(31)
     async with table.deps.uow() as uow:
         batch = await outbox.write(uow, game, notices)
         await uow.commit()
-    table.clock.advance(31)
     in_group = len(fake.messages(GROUP))
     delivering = asyncio.create_task(courier.deliver(batch))
     # The private lane begins its 30 s wait; the group's lane is done before or during it.
@@ -510,10 +510,10 @@ async def test_a_later_batch_that_takes_a_prompts_keys_off_is_not_undone_by_an_e
         Notice(NoticeKind.PROMPT, player, prompt, game_id),
         Notice(NoticeKind.ANNOUNCE, GROUP, news, game_id),
     ]
+    table.clock.advance(5)  # Telegram's own pace for the chat (the fake's clock) is kept
     async with table.deps.uow() as uow:
         first = await outbox.write(uow, game, shown)
         await uow.commit()
-    table.clock.advance(5)  # Telegram's own pace for the chat (the fake's clock) is kept
     before = len(fake.dm(player))
     delivering = asyncio.create_task(table.courier.deliver(first))
     await fake.wait_for(lambda: len(fake.dm(player)) > before, 10)
@@ -700,3 +700,68 @@ async def test_a_second_copy_of_a_notice_loses_its_keys_at_the_next_sweep(
     assert shown[first.message_id] == [] and shown[late.message_id] == ["1:j:9"]
     assert table.world.message(GROUP, first.message_id).keys is False  # type: ignore[union-attr]
     assert table.world.message(GROUP, late.message_id).keys is True  # type: ignore[union-attr]
+
+
+class SlowCalls(HeldCalls):
+    """Held sends that take a second of the clock each (Telegram's pace for the chat)."""
+
+    def __init__(self, bot: Bot, chat_id: int, clock: FakeClock) -> None:
+        super().__init__(bot, chat_id)
+        self.clock = clock
+
+    async def send(self, notice: Notice, rendered: Rendered) -> Message:
+        sent = await super().send(notice, rendered)
+        self.clock.advance(1.1)
+        return sent
+
+
+@pytest.mark.parametrize("renewed", [False, True])
+async def test_a_holder_makes_no_call_once_its_claims_may_have_run_out(
+    fake: FakeBotApi, bot: Bot, renewed: bool
+) -> None:
+    """A lane that waited (here: on its first call) longer than ``HOLD`` since its notices
+    were last known to be its own makes no further call: the lease may have run out, and
+    another instance may be showing them. The renewer keeps them its own."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    game = table.world.games[game_id]
+    player = table.people[1].id
+    held = SlowCalls(bot, player, table.clock)
+    table.courier.tools.calls = held
+    answers = [
+        Notice(NoticeKind.ANSWER, player, AnswerNote(text), game_id) for text in ("one", "two")
+    ]
+    table.clock.advance(5)
+    async with table.deps.uow() as uow:
+        batch = await outbox.write(uow, game, answers)
+        await uow.commit()
+    before = len(fake.dm(player))
+    delivering = asyncio.create_task(table.courier.deliver(batch))
+    await asyncio.sleep(0.05)  # the first send waits at the gate
+    for _ in range(3):  # the process stalls for 3 s, its renewer running or not
+        table.clock.advance(1.5)
+        if renewed:
+            await table.courier.renew()
+    held.gate.set()
+    await delivering
+    texts = [m.text for m in fake.dm(player)[before:]]
+    if renewed:
+        assert texts == ["one", "two"]
+        return
+    assert texts == ["one"]  # begun before the claims ran out: the second is left
+    assert answers[1].id not in table.world.sent
+    other = Courier(
+        Deps(
+            uow=FakeUnitOfWorkFactory(table.world, table.clock, instance="other"),
+            rng=random.Random(1),
+            clock=table.clock,
+            turn_timeout=60,
+        ),
+        bot,
+        Renderer(Translator()),
+        table.courier.budget,
+        PrivatePacer(0),
+    )
+    table.clock.advance(LEASE.total_seconds())
+    await other.sweep()  # another instance takes it over once the lease ran out
+    assert [m.text for m in fake.dm(player)[before:]] == ["one", "two"]
