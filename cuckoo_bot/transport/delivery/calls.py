@@ -53,9 +53,15 @@ class Calls:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
-    async def call(self, work: Callable[[], Awaitable[Any]], *, send: bool = False) -> Any:
+    async def call(
+        self, work: Callable[[], Awaitable[Any]], *, send: bool = False, again: bool = True
+    ) -> Any:
         """One Bot API call; flood control and network faults stop the lane for now. A
-        ``send`` whose answer never came may have been shown all the same."""
+        ``send`` whose answer never came may have been shown all the same. Any other call
+        whose answer never came is made ``again`` at once: an edit or a delete comes out the
+        same whether the first was carried out or not (Telegram then says "not modified" or
+        "not found"), and a message left in a state nobody recorded could be taken back to
+        an older one by the next plan."""
         try:
             return await work()
         except RetryAfter as exc:
@@ -64,6 +70,9 @@ class Calls:
             # PTB 22 makes BadRequest a NetworkError: Telegram's answer, not a lost one.
             if isinstance(exc, BadRequest):
                 raise
+            if again and not send:
+                log.info("no answer to a call (%s): made again", exc)
+                return await self.call(work, again=False)
             log.warning("Telegram is not taking messages now: %s", exc)
             raise Unreachable(str(exc), maybe_sent=send) from exc
 

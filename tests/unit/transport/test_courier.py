@@ -36,7 +36,7 @@ from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.delivery import Courier
-from cuckoo_bot.transport.delivery.calls import Calls
+from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
 from fakebotapi import FakeBotApi
@@ -765,3 +765,29 @@ async def test_a_holder_makes_no_call_once_its_claims_may_have_run_out(
     table.clock.advance(LEASE.total_seconds())
     await other.sweep()  # another instance takes it over once the lease ran out
     assert [m.text for m in fake.dm(player)[before:]] == ["one", "two"]
+
+
+async def test_an_edit_whose_answer_was_lost_is_made_again_at_once_and_a_send_is_not(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """Telegram carried the edit out but its answer never came: the same edit again says "not
+    modified", so the message is in the state delivery records (a later plan could otherwise
+    take it back). A send is not made again: it would show a second message."""
+    clock = FakeClock()
+    fake.world.clock = lambda: clock.now().timestamp()
+    fake.add_user(5, "P5", started=True)
+    calls = Calls(bot)
+    first = await bot.send_message(5, "before")
+    fake.drop_answers("editMessageText", 5, 1)
+    assert await calls.edit(5, first.message_id, Rendered("after", None))
+    edits = [c.status for c in fake.calls("editMessageText")]
+    assert edits == [0, 400]  # lost, then "message is not modified"
+    assert [m.text for m in fake.dm(5)] == ["after"]
+    fake.drop_answers("sendMessage", 5, 1)
+    clock.advance(2)  # Telegram's pace for the chat
+    notice = Notice(NoticeKind.ANSWER, 5, AnswerNote("hello"))
+    with pytest.raises(Unreachable) as unsure:
+        await calls.send(notice, Rendered("hello", None))
+    assert unsure.value.maybe_sent
+    assert [m.text for m in fake.dm(5)] == ["after", "hello"]  # shown once
+    assert fake.call_count("sendMessage") == 2
