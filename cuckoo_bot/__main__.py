@@ -7,7 +7,7 @@ import asyncio
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -75,46 +75,60 @@ def _demo(checkout: Path) -> ModuleType | None:
     return importlib.import_module("tests.support.demo")
 
 
+def _run(settings: Settings, args: argparse.Namespace, secrets: list[str]) -> int:
+    from cuckoo_bot.bootstrap import run
+    from cuckoo_bot.transport.logformat import configure_logging
+
+    token = settings.token()  # fail fast, with a clear line, before anything else
+    hook = settings.webhook()  # webhook mode needs its secret: said before starting
+    secrets += [token, token.split(":", 1)[1], *(hook[2:] if hook else ())]
+    secrets += [settings.metrics_secret() or ""]
+    configure_logging(settings.log_level, secrets=secrets, fmt=settings.log_format)
+    try:
+        run(settings)
+    except (SettingsError, DatabaseUnusable):
+        raise
+    except Exception:
+        # Through the log, whose formatter blanks the token out of the traceback too.
+        logging.getLogger("cuckoo_bot").exception("cuckoo-bot stopped on an error")
+        return 1
+    return 0
+
+
+def _migrate(settings: Settings, args: argparse.Namespace, secrets: list[str]) -> int:
+    from cuckoo_bot.persistence import migrate
+
+    asyncio.run(migrate.upgrade(settings.database_url))
+    print(f"cuckoo-bot: the database is up to date ({_safe_url(settings.database_url)})")
+    return 0
+
+
+def _play_demo(settings: Settings, args: argparse.Namespace, secrets: list[str]) -> int:
+    if not 3 <= args.players <= 20:
+        print("cuckoo-bot: --players must be within 3..20", file=sys.stderr)
+        return 2
+    demo = _demo(Path(__file__).resolve().parent.parent)
+    if demo is None:
+        print(DEMO_NEEDS_SOURCE, file=sys.stderr)
+        return 2
+    if args.web:
+        return int(asyncio.run(demo.run_web_demo(args.players, args.lang, args.seed, args.port)))
+    return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed)))
+
+
+COMMANDS: dict[str, Callable[[Settings, argparse.Namespace, list[str]], int]] = {
+    "run": _run,
+    "healthcheck": lambda settings, args, secrets: _healthcheck(settings.port),
+    "migrate": _migrate,
+    "demo": _play_demo,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     secrets: list[str] = []  # blanked out of whatever is printed
     try:
-        settings = Settings()
-        if args.command == "run":
-            from cuckoo_bot.bootstrap import configure_logging, run
-
-            token = settings.token()  # fail fast, with a clear line, before anything else
-            hook = settings.webhook()  # webhook mode needs its secret: said before starting
-            secrets = [token, token.split(":", 1)[1], *(hook[2:] if hook else ())]
-            secrets += [settings.metrics_secret() or ""]
-            configure_logging(settings.log_level, secrets=secrets, fmt=settings.log_format)
-            try:
-                run(settings)
-            except (SettingsError, DatabaseUnusable):
-                raise
-            except Exception:
-                # Through the log, whose formatter blanks the token out of the traceback too.
-                logging.getLogger("cuckoo_bot").exception("cuckoo-bot stopped on an error")
-                return 1
-        elif args.command == "healthcheck":
-            return _healthcheck(settings.port)
-        elif args.command == "migrate":
-            from cuckoo_bot.persistence import migrate
-
-            asyncio.run(migrate.upgrade(settings.database_url))
-            print(f"cuckoo-bot: the database is up to date ({_safe_url(settings.database_url)})")
-        elif args.command == "demo":
-            if not 3 <= args.players <= 20:
-                print("cuckoo-bot: --players must be within 3..20", file=sys.stderr)
-                return 2
-            demo = _demo(Path(__file__).resolve().parent.parent)
-            if demo is None:
-                print(DEMO_NEEDS_SOURCE, file=sys.stderr)
-                return 2
-            if args.web:
-                web = demo.run_web_demo(args.players, args.lang, args.seed, args.port)
-                return int(asyncio.run(web))
-            return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed)))
+        return COMMANDS[args.command](Settings(), args, secrets)
     except SettingsError as exc:
         said = str(exc)
         for secret in filter(None, secrets):
@@ -128,7 +142,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         first = exc.errors()[0]
         print(f"cuckoo-bot: CUCKOO_{str(first['loc'][0]).upper()}: {first['msg']}", file=sys.stderr)
         return 2
-    return 0
 
 
 def _healthcheck(port: int) -> int:

@@ -1,25 +1,27 @@
-"""The one composition root: settings -> engine, migrations, unit of work, translator, bot."""
+"""The one composition root: settings -> engine, migrations, unit of work, translator, the
+application and everything it runs (``assemble``), the web server, serving."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import secrets
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from signal import SIGINT, SIGTERM
 from typing import Any
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
+from telegram.constants import FloodLimit
 from telegram.ext import Application
 
-from cuckoo_bot.app import queries
+from cuckoo_bot.app import chats, outbox, queries
 from cuckoo_bot.app.clock import Clock, SystemClock
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.ports import CallLedger
 from cuckoo_bot.config import Settings
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.persistence import migrate
@@ -27,10 +29,25 @@ from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.ledger import SqlCallLedger
 from cuckoo_bot.persistence.listen import GameListener
 from cuckoo_bot.persistence.uow import sql_uow_factory
-from cuckoo_bot.transport import logfields
-from cuckoo_bot.transport.bot import build_application
+from cuckoo_bot.transport import handlers
+from cuckoo_bot.transport.answers import AnswerQueue, keeper
+from cuckoo_bot.transport.bot import build_application, register_commands
+from cuckoo_bot.transport.context import CuckooApp
+from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.flood import ChatLimiter, Floods
+from cuckoo_bot.transport.logformat import configure_logging
 from cuckoo_bot.transport.metrics import Metrics
+from cuckoo_bot.transport.pacing import (
+    GROUP_PERIOD,
+    SHARED_GROUP_PERIOD,
+    GroupBudget,
+    PrivatePacer,
+)
+from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.serving import Serving
+from cuckoo_bot.transport.timers import Timers
+from cuckoo_bot.transport.upkeep import Upkeep
 from cuckoo_bot.transport.web import Webhook, WebServer
 from cuckoo_bot.transport.webapp.auth import InitDataCheck
 from cuckoo_bot.transport.webapp.hub import Hub
@@ -81,7 +98,7 @@ def build(
     metrics = Metrics()
     hook = settings.webhook()
     bot_token = token or settings.token()
-    application = build_application(
+    application = assemble(
         bot_token,
         settings.api_base_url,
         deps,
@@ -134,6 +151,77 @@ def build(
     )
 
 
+def assemble(
+    token: str,
+    api_base_url: str,
+    deps: Deps,
+    translator: Translator,
+    metrics: Metrics | None = None,
+    *,
+    group_rate: int = FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP,
+    private_interval: float = 1 / FloodLimit.MESSAGES_PER_SECOND_PER_CHAT,
+    sole_poller: bool = False,
+    ledger: CallLedger | None = None,
+    instance: str = "local",
+    page: str | None = None,
+    app_name: str | None = None,
+) -> CuckooApp:
+    """The bot's application with everything it runs: Telegram's limits (``flood.py``,
+    ``pacing.py``), the renderer, the courier, the answers, the timers and the instance's own
+    work (``upkeep.py``), the handlers, and the start-up. ``sole_poller``: this process polls
+    (it takes over every unfinished delivery at start); ``ledger``: several instances share
+    Telegram's limits through the database, ``instance`` naming this one; ``page``: the live
+    table's public URL (None: no live table), ``app_name`` its short name at @BotFather."""
+    metrics = metrics or Metrics()
+
+    async def hold(chat_id: int, until: datetime) -> None:
+        await chats.hold(deps, chat_id, until)
+
+    floods = Floods(deps.clock.now, hold, metrics.flood_hold)
+    limiter = ChatLimiter(floods)
+    application = build_application(token, api_base_url, metrics, limiter)
+    renderer = Renderer(translator, lobby_minutes=max(1, round(deps.lobby_timeout / 60)))
+    budget = GroupBudget(
+        group_rate,
+        clock=lambda: deps.clock.now().timestamp(),
+        period=GROUP_PERIOD if ledger is None else SHARED_GROUP_PERIOD,
+        ledger=ledger,
+        floods=floods,
+    )
+    pacer = PrivatePacer(private_interval)
+    courier = Courier(deps, application.bot, renderer, budget, pacer, floods, alone=sole_poller)
+    replies = AnswerQueue(
+        application.bot, budget, courier.saw, pacer, floods, keeper(deps, courier.post)
+    )
+    timers = Timers(
+        application.job_queue,
+        sweep_every=outbox.SWEEP_EVERY.total_seconds(),
+        renew_every=outbox.RENEW_EVERY.total_seconds(),
+    )
+    services = Services(deps, renderer, courier, replies, timers)
+    upkeep = Upkeep(
+        services,
+        floods,
+        budget,
+        limiter,
+        metrics,
+        sole_poller=sole_poller,
+        ledger=ledger,
+        instance=instance,
+        page=page,
+        app_name=app_name,
+    )
+    application.bot_data.services = services
+    handlers.install(application)
+
+    async def post_init(application: CuckooApp) -> None:
+        await register_commands(application, renderer.tr)
+        await upkeep.start(application.bot.username or "")  # learnt by getMe
+
+    application.post_init = post_init
+    return application
+
+
 def _table_api(
     settings: Settings,
     token: str,
@@ -184,57 +272,4 @@ async def _serve(settings: Settings) -> None:
     log.info("stopped")
 
 
-class Redacting(logging.Formatter):
-    """Formats as usual, then blanks out secrets (the bot token, the webhook secret) wherever
-    they appear: in a message, its arguments or a traceback, from this bot, python-telegram-bot
-    or httpx alike."""
-
-    def __init__(self, fmt: str | None, secrets: Sequence[str]) -> None:
-        super().__init__(fmt)
-        self.secrets = [secret for secret in secrets if secret]
-
-    def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[token]")
-        return text
-
-    def format(self, record: logging.LogRecord) -> str:
-        return self.redact(super().format(record))
-
-
-class JsonLines(Redacting):
-    """One JSON object per line: time, level, logger, message, the chat and game the line is
-    about (when known), and the traceback; secrets redacted like the text format."""
-
-    def __init__(self, secrets: Sequence[str]) -> None:
-        super().__init__(None, secrets)
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        entry.update(logfields.current())
-        for key in ("chat_id", "game_id"):  # given with extra={...} by the call itself
-            if isinstance(getattr(record, key, None), int):
-                entry[key] = getattr(record, key)
-        if record.exc_info:
-            entry["error"] = self.formatException(record.exc_info)
-        return self.redact(json.dumps(entry, ensure_ascii=False))
-
-
-def configure_logging(level: str, secrets: Sequence[str] = (), fmt: str = "text") -> None:
-    logging.basicConfig(level=level, force=True)
-    formatter: logging.Formatter = (
-        JsonLines(secrets)
-        if fmt == "json"
-        else Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets)
-    )
-    for handler in logging.getLogger().handlers:
-        handler.setFormatter(formatter)
-    # httpx logs every request URL, and a Bot API URL contains the token; the scheduler logs
-    # every run of the sweeper.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+__all__ = ["Runtime", "assemble", "build", "configure_logging", "run"]

@@ -10,36 +10,39 @@ its hands.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from telegram.ext import ContextTypes, JobQueue
 
 log = logging.getLogger(__name__)
 
-Expire = Callable[[int], Awaitable[None]]
-Sweep = Callable[[], Awaitable[None]]
+
+class Clockwork(Protocol):
+    """What the timers run (``upkeep.Upkeep``)."""
+
+    async def expire(self, game_id: int) -> None: ...
+
+    async def sweep(self) -> None: ...
+
+    async def renew(self) -> None: ...
 
 
 class Timers:
     def __init__(
         self,
         job_queue: JobQueue[Any] | None,
-        expire: Expire,
-        sweep: Sweep,
-        renew: Sweep,
         sweep_every: float = 2.0,
         renew_every: float = 2.0,
     ) -> None:
         self.job_queue = job_queue
-        self.expire = expire
-        self.sweep = sweep
-        self.renew = renew
         self.sweep_every = sweep_every
         self.renew_every = renew_every
+        self.work: Clockwork | None = None  # given at start
 
-    def start(self) -> None:
+    def start(self, work: Clockwork) -> None:
+        """From now on deadlines fire ``work.expire``, and the sweeper and the renewer run."""
+        self.work = work
         if self.job_queue is not None:
             self.job_queue.run_repeating(
                 self._sweep, interval=self.sweep_every, first=self.sweep_every, name="sweeper"
@@ -58,17 +61,20 @@ class Timers:
 
     async def _fire(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         job = context.job
-        if job is not None and isinstance(job.data, int):
-            await self.expire(job.data)
+        # Before the start a deadline waits for the sweeper, which finds every overdue one.
+        if self.work is not None and job is not None and isinstance(job.data, int):
+            await self.work.expire(job.data)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert self.work is not None  # started
         try:
-            await self.sweep()
+            await self.work.sweep()
         except Exception:  # the sweeper must survive a bad moment (database restart, network)
             log.exception("sweep failed")
 
     async def _renew(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert self.work is not None  # started
         try:
-            await self.renew()
+            await self.work.renew()
         except Exception:
             log.exception("renewing the claims failed")

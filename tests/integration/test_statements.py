@@ -17,10 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from cuckoo_bot.app import lobby
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.persistence.uow import sql_uow_factory
-from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.databases import StepClock
 from tests.support.driver import TableDriver
@@ -71,7 +71,7 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
     # one statement (it has no data-modifying WITH): one statement more.
     limit += 1 if engine.dialect.name == "sqlite" else 0
     deps = Deps(uow=uow_factory, rng=random.Random(4), clock=clock, turn_timeout=60)
-    app = build_application(
+    app = assemble(
         TOKEN,
         fake.base_url,
         deps,

@@ -27,7 +27,6 @@ from cuckoo_bot.transport.handlers.common import (
     Handler,
     KeyHandler,
     Press,
-    after,
     language_of,
     player_of,
     players_named,
@@ -115,7 +114,7 @@ async def on_button(update: Update, context: CuckooContext) -> None:
         await query.answer(text, show_alert=bool(reply and reply.alert))
     except TelegramError as exc:  # an answer after Telegram's deadline: the move still counts
         log.info("callback answer failed: %s", exc)
-    await after(s, outcome)
+    await s.after(outcome)
 
 
 async def on_error(update: object, context: CuckooContext) -> None:

@@ -60,18 +60,11 @@ async def say(
     await s.replies.say(Answer(message.chat.id, thread_of(update), text, keyboard))
 
 
-async def after(s: Services, outcome: Outcome) -> None:
-    """After the commit: arm the game's timer and deliver what the move queued."""
-    if outcome.game_id is not None and outcome.deadline is not None:
-        s.timers.arm(outcome.game_id, outcome.deadline)
-    s.courier.post(outcome.batch)
-
-
 async def reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
     if outcome.reply is not None:
         players = await players_named(s, outcome.reply)
         await say(s, update, s.renderer.reply(lang, outcome.reply, players))
-    await after(s, outcome)
+    await s.after(outcome)
 
 
 async def players_named(s: Services, reply: Reply) -> dict[int, Player]:

@@ -12,7 +12,6 @@ from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     Press,
-    after,
     chat_of,
     group_command,
     is_admin,
@@ -119,7 +118,7 @@ async def cmd_start(update: Update, context: CuckooContext) -> None:
     outcome = await chats.private_start(s.deps, player, payload, update.update_id)
     if outcome.reply is not None and outcome.reply.code == "welcome":
         await say(s, update, s.renderer.welcome(lang, player))
-        await after(s, outcome)
+        await s.after(outcome)
         return
     await reply(update, s, lang, outcome)
 
@@ -173,7 +172,7 @@ async def again_key(press: Press) -> Outcome | None:
             s.renderer.popup(await press.language(), outcome.reply),
             url=s.deep_link(chats.join_payload(outcome.game_id)),
         )
-        await after(s, outcome)
+        await s.after(outcome)
         return None
     return outcome
 

@@ -8,7 +8,6 @@ from cuckoo_bot.app import chats
 from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
-    after,
     chat_of,
 )
 
@@ -20,7 +19,7 @@ async def on_my_membership(update: Update, context: CuckooContext) -> None:
         return
     status = change.new_chat_member.status
     if status in (ChatMember.LEFT, ChatMember.BANNED):
-        await after(s, await chats.bot_removed(s.deps, change.chat.id))
+        await s.after(await chats.bot_removed(s.deps, change.chat.id))
     elif status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR):
         await chats.bot_added(s.deps, chat_of(change.chat))
 
@@ -31,10 +30,9 @@ async def on_migrate(update: Update, context: CuckooContext) -> None:
     if message is None:
         return
     if message.migrate_to_chat_id:
-        await after(
-            s, await chats.chat_migrated(s.deps, message.chat.id, message.migrate_to_chat_id)
-        )
+        old, new = message.chat.id, message.migrate_to_chat_id
     elif message.migrate_from_chat_id:
-        await after(
-            s, await chats.chat_migrated(s.deps, message.migrate_from_chat_id, message.chat.id)
-        )
+        old, new = message.migrate_from_chat_id, message.chat.id
+    else:
+        return
+    await s.after(await chats.chat_migrated(s.deps, old, new))

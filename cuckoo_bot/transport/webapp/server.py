@@ -34,7 +34,6 @@ from cuckoo_bot.app import chats, lobby, play
 from cuckoo_bot.app.model import Asker, Player
 from cuckoo_bot.app.results import Outcome
 from cuckoo_bot.domain.actions import Move
-from cuckoo_bot.transport.handlers.common import after
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.webapp.auth import InitDataCheck, Refused, Viewer
@@ -373,7 +372,7 @@ class TableApi:
         return await self._answer(asking, outcome, with_view=False)
 
     async def _answer(self, asking: Asking, outcome: Outcome, *, with_view: bool) -> web.Response:
-        await after(self.services, outcome)  # the chat is told as after a key (not the presser)
+        await self.services.after(outcome)  # the chat is told as after a key (not the presser)
         lang = outcome.lang or asking.viewer.language or asking.shot.seen.language
         reply = outcome.reply
         text = self.services.renderer.popup(lang, reply, outcome.named) if reply else ""

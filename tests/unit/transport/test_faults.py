@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.support.demo import polling
 from tests.support.driver import TableDriver
@@ -26,7 +26,7 @@ async def running() -> AsyncIterator[tuple[FakeBotApi, FailingStore, TableDriver
     async with FakeBotApi(token=TOKEN) as fake:
         store = FailingStore(World())
         deps = Deps(uow=store, rng=random.Random(1), clock=FakeClock())
-        app: Any = build_application(
+        app: Any = assemble(
             TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
         )
         async with polling(app):

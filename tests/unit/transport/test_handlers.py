@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi, StoredMessage
 from fakebotapi.models import CallbackQueryRecord
 from tests.hostile import seen
@@ -29,7 +29,7 @@ ANN, BEN, CAT = 1, 2, 3
 async def table() -> AsyncIterator[TableDriver]:
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_handlers_bot") as fake:
         deps = Deps(uow=FakeUnitOfWorkFactory(World()), rng=random.Random(2), clock=FakeClock())
-        app: Any = build_application(
+        app: Any = assemble(
             TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
         )
         async with polling(app):

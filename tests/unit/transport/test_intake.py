@@ -12,8 +12,8 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop, ContextTypes, TypeHandler
 
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.support.demo import polling
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
@@ -36,7 +36,7 @@ async def test_an_update_is_confirmed_only_once_it_and_those_before_it_are_handl
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_intake_bot") as fake:
         fake.add_user(ANN, "Ann", started=True)
         deps = Deps(uow=FakeUnitOfWorkFactory(World()), rng=random.Random(1), clock=FakeClock())
-        app: Any = build_application(
+        app: Any = assemble(
             TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
         )
         app.add_handler(TypeHandler(Update, slow), group=-1)

@@ -11,8 +11,8 @@ import pytest
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import GameStatus
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport.bot import build_application
 from fakebotapi import FakeBotApi
 from tests.support.demo import polling
 from tests.support.driver import TableDriver
@@ -28,7 +28,7 @@ async def running() -> AsyncIterator[tuple[FakeBotApi, World, TableDriver]]:
     async with FakeBotApi(token=TOKEN) as fake:
         world = World()
         deps = Deps(uow=FakeUnitOfWorkFactory(world), rng=random.Random(3), clock=FakeClock())
-        app: Any = build_application(
+        app: Any = assemble(
             TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
         )
         async with polling(app):

@@ -14,8 +14,8 @@ from telegram.ext import ExtBot
 from cuckoo_bot.app import repair
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.notices import NoticeKind
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport.bot import build_application
 from cuckoo_bot.transport.metrics import Metrics
 from fakebotapi import FakeBotApi
 from tests.support.demo import polling
@@ -35,7 +35,7 @@ def _bot(fake: FakeBotApi, world: World, clock: FakeClock, metrics: Metrics) -> 
         clock=clock,
         turn_timeout=600,
     )
-    return build_application(
+    return assemble(
         TOKEN,
         fake.base_url,
         deps,

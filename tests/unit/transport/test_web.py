@@ -18,10 +18,10 @@ import pytest
 from cuckoo_bot.app import queries
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.queries import Vitals
-from cuckoo_bot.bootstrap import JsonLines
+from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import logfields
-from cuckoo_bot.transport.bot import build_application
+from cuckoo_bot.transport.logformat import JsonLines
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.web import SECRET_HEADER, Webhook, WebServer
 from fakebotapi import FakeBotApi
@@ -60,7 +60,7 @@ async def running() -> AsyncIterator[Running]:
         fake.add_user(ANN, "Ann", started=True)
         deps = Deps(uow=FakeUnitOfWorkFactory(World()), rng=random.Random(1), clock=FakeClock())
         metrics = Metrics()
-        app: Any = build_application(
+        app: Any = assemble(
             TOKEN, fake.base_url, deps, Translator(), metrics, group_rate=1000, private_interval=0
         )
         server = WebServer(
