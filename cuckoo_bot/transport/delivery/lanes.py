@@ -46,10 +46,6 @@ class Lane:
     kind of lane says how a notice looks (``render``), what a call costs (``spend``) and which
     faults it gets over (``fault``)."""
 
-    # A new message there clears the keys of a copy another process may have shown (a group
-    # does not guess: each edit spends its budget, and people's messages stand among guesses).
-    guesses_orphans = False
-
     def __init__(self, tools: Tools, chat_id: int, known: Known, shown: Shown) -> None:
         self.tools = tools
         self.chat_id = chat_id
@@ -156,9 +152,11 @@ class Lane:
         keys = keys_live(rendered.keyboard)
         self.done(step.notice, message.message_id, keys)
         self._folded(step.folded)
-        # A copy shown before a crash has keys only if this one does (a prompt, a Play again):
-        # a card dealt or a move answered left nothing to clear.
-        guess = self.guesses_orphans and keys and self.tools.maybe_shown(step.notice)
+        # A copy another process may have shown (it died before its mark) has keys only if
+        # this one does (a prompt, a lobby, a table with My card, a Play again): a card dealt
+        # or a move answered left nothing to clear. In a group too, though each guess spends
+        # the group's budget and people's messages stand among them: only after a crash.
+        guess = keys and self.tools.maybe_shown(step.notice)
         if guess or self.tools.doubted(self.chat_id):
             await orphans.clear(self, step.notice.id, below=message.message_id)
 

@@ -84,8 +84,6 @@ RENDER: dict[NoticeKind, Callable[[Payload, _Ask], Rendered]] = {
 class PrivateLane(Lane):
     """One player's private chat: deals, prompts and the end of the game, in order."""
 
-    guesses_orphans = True
-
     def language(self, notice: Notice) -> str:
         reader = self.known.players.get(self.chat_id)
         game = self.known.game(notice)

@@ -791,3 +791,21 @@ async def test_an_edit_whose_answer_was_lost_is_made_again_at_once_and_a_send_is
     assert unsure.value.maybe_sent
     assert [m.text for m in fake.dm(5)] == ["after", "hello"]  # shown once
     assert fake.call_count("sendMessage") == 2
+
+
+async def test_a_group_message_with_keys_shown_before_a_crash_loses_them_when_shown_again(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A group's table (its My card key) sent just before the process died, its mark lost:
+    the next life shows it again and the copy loses its keys, so one message offers them."""
+    table = Table(fake, bot, players=3, rate=1000)
+    await table.start()
+    tables = [n for n in table.world.outbox.values() if n.kind is NoticeKind.TABLE]
+    shown = [m.message_id for m in fake.messages(GROUP) if m.callback_datas]
+    assert len(shown) == 1
+    _forget(table, tables[-1].id)
+    courier = _restarted(table, bot)
+    await courier.sweep()
+    await courier.drain()
+    keyed = [m.message_id for m in fake.messages(GROUP) if m.callback_datas]
+    assert len(keyed) == 1 and keyed != shown, fake.transcript(GROUP)
