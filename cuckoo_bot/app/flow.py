@@ -49,6 +49,11 @@ def apply_action(
     return events
 
 
+def revealed(game: Game) -> bool:
+    """This move revealed a round (read from the events it logged)."""
+    return any(isinstance(e, Revealed) for entry in game.new_log for e in entry.events)
+
+
 async def advance(
     uow: UnitOfWork, deps: Deps, game: Game, notices: Bulletin, now: datetime
 ) -> None:
@@ -61,7 +66,7 @@ async def advance(
         assert state is not None
         if state.finished:
             break
-        if state.needs_deal and notices.revealed and deps.reveal_pause > 0:
+        if state.needs_deal and revealed(game) and deps.reveal_pause > 0:
             paused = True
             break
         if state.needs_deal:

@@ -27,7 +27,7 @@ from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.shared import answered, first_time
 from cuckoo_bot.domain.actions import Move, PlayerId, Timeout
 from cuckoo_bot.domain.cards import Card
-from cuckoo_bot.domain.errors import RuleError
+from cuckoo_bot.domain.errors import RuleError, StaleTurn
 from cuckoo_bot.domain.events import (
     CardCut,
     CutBlocked,
@@ -170,7 +170,7 @@ async def _act(
     except RuleError as error:
         # A stale key of someone done for the round: what they did (the player to act now, a
         # dealer between two cuts, just gets that the key is old).
-        late = error.code == "stale_turn" and game.state.actor != player
+        late = isinstance(error, StaleTurn) and game.state.actor != player
         done = _already(game.state, player) if late else None
         params = {"player": game.state.actor} if game.state.actor is not None else {}
         reply = done or Reply(ReplyCode(error.code), params)

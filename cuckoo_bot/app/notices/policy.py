@@ -9,9 +9,9 @@ only decides what must be seen: a ``Bulletin`` collects the notices of one step.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from cuckoo_bot.app.model import RatingChange, is_computer
 from cuckoo_bot.app.notices.kinds import NoticeKind
@@ -66,12 +66,10 @@ class Bulletin:
         self._game_id = game_id
         self._thread_id = thread_id
         self._turn_before = state.turn if state is not None else None
-        self._phase_before = state.phase if state is not None else None
         self._items: dict[tuple[Any, ...], Notice] = {}
         self._results: dict[PlayerId, RoundResult] = {}
         self._swapped_by: dict[PlayerId, PlayerId] = {}  # neighbour -> who swapped with them
         self._cut = False
-        self.revealed = False  # a round was revealed in this move
 
     def _put(self, key: tuple[Any, ...], kind: NoticeKind, chat_id: int, payload: Payload) -> None:
         notice = self._items.get(key)
@@ -193,47 +191,81 @@ class Bulletin:
     # events -----------------------------------------------------------------------------------
 
     def note(self, state: GameState, events: tuple[Event, ...]) -> None:
-        """Record what ``events`` (from the step that led to ``state``) make players see."""
+        """Record what ``events`` (from the step that led to ``state``) make players see: each
+        event goes to its handler (``_ON``); an event no player sees by itself (a keep, a
+        blocked swap: the table shows it) has none."""
         revealed = any(isinstance(e, Revealed) for e in events)
         for event in events:
-            if isinstance(event, RoundDealt):
-                self._deal(state, event)
-            elif isinstance(event, Swapped):
-                self._swapped_by[event.neighbour] = event.player
-            elif isinstance(event, CardCut):
-                self._cut = True
-            elif isinstance(event, Revealed):
-                self.revealed = True
-                self._results.update(_results_of(state, event))
-                self._reveal(state, event)
-            elif isinstance(event, LifeLost) and revealed:
-                self._reveal(state, event)
-            elif isinstance(event, PlayerEliminated) and revealed:
-                self._reveal(state, event)
-                self.close(event.player, CloseReason.OUT)
-            elif isinstance(event, Misdealt):
-                rnd = state.round
-                for player in rnd.order if rnd is not None else ():
-                    self._results[player] = RoundResult(
-                        round=event.round, lives=state.lives(player)
-                    )
-                self.announce(event, (event.round,))
-            elif isinstance(event, PlayerRemoved):
-                idle = event.reason is RemovalReason.IDLE
-                reason = CloseReason.IDLE if idle else CloseReason.RESIGNED
-                self.close(event.player, reason)
-                self.announce(event, (event.player,))
-            elif isinstance(event, SuddenDeathStarted | SuddenDeathDrawn):
-                self.announce(event, (len(self._items),))
-            elif isinstance(event, GameWon | GameAbandoned):
-                over = (
-                    GameOverView(winners=event.winners, shared=event.shared)
-                    if isinstance(event, GameWon)
-                    else GameOverView(abandoned=True)
-                )
-                self.game_over(over)
-                won = isinstance(event, GameWon)
-                self.close_all(state, CloseReason.GAME_OVER if won else CloseReason.ABANDONED, over)
+            handler = self._ON.get(type(event))
+            if handler is not None:
+                handler(self, state, event, revealed)
+
+    # Each handler gets the state after the step, the event, and whether the step revealed a
+    # round (a life lost or a player out is told with the reveal; otherwise it is another
+    # event's: a player who resigned is told by that).
+
+    def _dealt(self, state: GameState, event: RoundDealt, revealed: bool) -> None:
+        self._deal(state, event)
+
+    def _swapped(self, state: GameState, event: Swapped, revealed: bool) -> None:
+        self._swapped_by[event.neighbour] = event.player
+
+    def _card_cut(self, state: GameState, event: CardCut, revealed: bool) -> None:
+        self._cut = True
+
+    def _revealed(self, state: GameState, event: Revealed, revealed: bool) -> None:
+        self._results.update(_results_of(state, event))
+        self._reveal(state, event)
+
+    def _life_lost(self, state: GameState, event: LifeLost, revealed: bool) -> None:
+        if revealed:
+            self._reveal(state, event)
+
+    def _eliminated(self, state: GameState, event: PlayerEliminated, revealed: bool) -> None:
+        if revealed:
+            self._reveal(state, event)
+            self.close(event.player, CloseReason.OUT)
+
+    def _misdealt(self, state: GameState, event: Misdealt, revealed: bool) -> None:
+        rnd = state.round
+        for player in rnd.order if rnd is not None else ():
+            self._results[player] = RoundResult(round=event.round, lives=state.lives(player))
+        self.announce(event, (event.round,))
+
+    def _removed(self, state: GameState, event: PlayerRemoved, revealed: bool) -> None:
+        idle = event.reason is RemovalReason.IDLE
+        self.close(event.player, CloseReason.IDLE if idle else CloseReason.RESIGNED)
+        self.announce(event, (event.player,))
+
+    def _sudden_death(
+        self, state: GameState, event: SuddenDeathStarted | SuddenDeathDrawn, revealed: bool
+    ) -> None:
+        self.announce(event, (len(self._items),))
+
+    def _won(self, state: GameState, event: GameWon, revealed: bool) -> None:
+        over = GameOverView(winners=event.winners, shared=event.shared)
+        self.game_over(over)
+        self.close_all(state, CloseReason.GAME_OVER, over)
+
+    def _abandoned(self, state: GameState, event: GameAbandoned, revealed: bool) -> None:
+        over = GameOverView(abandoned=True)
+        self.game_over(over)
+        self.close_all(state, CloseReason.ABANDONED, over)
+
+    _ON: ClassVar[dict[type[Event], Callable[[Bulletin, GameState, Any, bool], None]]] = {
+        RoundDealt: _dealt,
+        Swapped: _swapped,
+        CardCut: _card_cut,
+        Revealed: _revealed,
+        LifeLost: _life_lost,
+        PlayerEliminated: _eliminated,
+        Misdealt: _misdealt,
+        PlayerRemoved: _removed,
+        SuddenDeathStarted: _sudden_death,
+        SuddenDeathDrawn: _sudden_death,
+        GameWon: _won,
+        GameAbandoned: _abandoned,
+    }
 
     def summary(self, state: GameState, changes: tuple[RatingChange, ...]) -> None:
         """Add the game's summary to its end: rounds, who went out when, the league's moves."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cuckoo_bot.app import play
-from cuckoo_bot.app.results import Outcome
+from cuckoo_bot.app.results import Outcome, ReplyCode
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.handlers.common import (
     Press,
@@ -27,7 +27,7 @@ async def move_key(press: Press) -> Outcome | None:
         # Keys pressed on a prompt the store does not know (shown by a process that died
         # before it recorded the message), or on a turn long over, come off that message:
         # nothing else would ever clear them.
-        stale = outcome.reply is not None and outcome.reply.code == "stale_turn"
+        stale = outcome.reply is not None and outcome.reply.code is ReplyCode.STALE_TURN
         orphan = outcome.batch is not None and not press.services.courier.knows(
             message.chat.id, message.message_id, outcome.batch
         )

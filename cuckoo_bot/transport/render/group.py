@@ -3,11 +3,14 @@ to), a one-off announcement (misdeal, a player removed, sudden death), and the g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import Announcement, GameOverView, Notice, TurnView
 from cuckoo_bot.domain.events import (
+    Event,
     Misdealt,
     PlayerRemoved,
     RemovalReason,
@@ -106,23 +109,49 @@ class GroupPart(Part):
         return lines
 
     def announce(self, payload: Announcement, players: Players, lang: str) -> Rendered:
-        t = self.tr.t
+        """A line in passing (a misdeal, a player gone, sudden death): each kind of event
+        told by its own function (``ANNOUNCED``)."""
         event = payload.load()
-        if isinstance(event, Misdealt):
-            return Rendered(t(lang, "ann_misdealt"))
-        if isinstance(event, PlayerRemoved):
-            key = "ann_removed_idle" if event.reason is RemovalReason.IDLE else "ann_resigned"
-            return Rendered(t(lang, key, name=name_of(players, event.player)))
-        if isinstance(event, SuddenDeathStarted):
-            names = ", ".join(name_of(players, p) for p in event.players)
-            return Rendered(t(lang, "ann_sudden_death", names=names))
-        assert isinstance(event, SuddenDeathDrawn)
-        cards = ", ".join(
-            f"{name_of(players, p)} {card_label(c.code)}"
-            for p, c in zip(event.players, event.cards, strict=True)
+        tell = ANNOUNCED[type(event)]
+        return Rendered(tell(lambda key, **kw: self.tr.t(lang, key, **kw), event, players))
+
+
+Say = Callable[..., str]  # a message key and its fields, in the reader's language
+
+
+def _misdealt(t: Say, event: Any, players: Players) -> str:
+    return t("ann_misdealt")
+
+
+def _removed(t: Say, event: Any, players: Players) -> str:
+    assert isinstance(event, PlayerRemoved)
+    key = "ann_removed_idle" if event.reason is RemovalReason.IDLE else "ann_resigned"
+    return t(key, name=name_of(players, event.player))
+
+
+def _sudden_death(t: Say, event: Any, players: Players) -> str:
+    assert isinstance(event, SuddenDeathStarted)
+    return t("ann_sudden_death", names=", ".join(name_of(players, p) for p in event.players))
+
+
+def _sudden_draw(t: Say, event: Any, players: Players) -> str:
+    assert isinstance(event, SuddenDeathDrawn)
+    cards = ", ".join(
+        f"{name_of(players, p)} {card_label(c.code)}"
+        for p, c in zip(event.players, event.cards, strict=True)
+    )
+    text = t("ann_sudden_draw", cards=cards)
+    if len(event.leaders) > 1:
+        text += "\n" + t(
+            "ann_sudden_again", names=", ".join(name_of(players, p) for p in event.leaders)
         )
-        text = t(lang, "ann_sudden_draw", cards=cards)
-        if len(event.leaders) > 1:
-            names = ", ".join(name_of(players, p) for p in event.leaders)
-            text += "\n" + t(lang, "ann_sudden_again", names=names)
-        return Rendered(text)
+    return text
+
+
+# The events the group is told of in a line of their own (``Bulletin.announce``).
+ANNOUNCED: dict[type[Event], Callable[[Say, Any, Players], str]] = {
+    Misdealt: _misdealt,
+    PlayerRemoved: _removed,
+    SuddenDeathStarted: _sudden_death,
+    SuddenDeathDrawn: _sudden_draw,
+}

@@ -524,6 +524,19 @@ def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Open
     assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
 
 
+def test_the_page_reads_in_the_games_language(open_page: Opener) -> None:
+    """The file says ``lang="en"``; a game in Spanish makes it ``es`` (screen readers, spelling),
+    and a value that is not a language code is ignored."""
+    view = running_view()
+    view["lang"] = "es"
+    page, _ = open_page(view)
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    odd = running_view()
+    odd["lang"] = "es\"><script>"
+    page, _ = open_page(odd)
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+
+
 def test_keys_on_your_turn_and_keep_posts_the_move(open_page: Opener) -> None:
     after = running_view(version=35)
     after.update(actor=BOB, options=[], turn=4, deadline="2026-12-03T10:00:40+00:00")

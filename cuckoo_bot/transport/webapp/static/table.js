@@ -653,6 +653,10 @@
     S.view = view;
     S.at = performance.now();
     if (view.strings) S.t = texts(view.strings); // sent once a stream: later views keep them
+    // The page reads in the game's language (screen readers, hyphenation), not the file's "en".
+    if (typeof view.lang === "string" && /^[a-z]{2}$/.test(view.lang)) {
+      document.documentElement.lang = view.lang;
+    }
     if (view.actor === view.viewer && view.viewer !== null && (view.options || []).length) {
       if (!before || before.turn !== view.turn || before.round !== view.round) haptic("notify", "warning");
     }
