@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram.constants import FloodLimit
 from telegram.ext import Application
 
-from cuckoo_bot.app import chats, outbox, queries
+from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.clock import Clock, SystemClock
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.ports import CallLedger
+from cuckoo_bot.app.tuning import RENEW_EVERY, SWEEP_EVERY
 from cuckoo_bot.config import Settings
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.persistence import migrate
@@ -195,8 +196,8 @@ def assemble(
     )
     timers = Timers(
         application.job_queue,
-        sweep_every=outbox.SWEEP_EVERY.total_seconds(),
-        renew_every=outbox.RENEW_EVERY.total_seconds(),
+        sweep_every=SWEEP_EVERY.total_seconds(),
+        renew_every=RENEW_EVERY.total_seconds(),
     )
     services = Services(deps, renderer, courier, replies, timers)
     upkeep = Upkeep(

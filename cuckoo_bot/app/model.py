@@ -13,7 +13,10 @@ from cuckoo_bot.domain.events import Event
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState
 
-SUPPORTED_LANGUAGES = ("en", "es", "fr")  # the one list: menus, catalogs, settings, the CLI
+# The one list of the languages the bot speaks, each with its name in itself: menus, catalogs
+# (``i18n/locales/<code>``), settings, the CLI, the page. A language is added here first.
+LANGUAGE_NAMES = {"en": "English", "es": "Español", "fr": "Français"}
+SUPPORTED_LANGUAGES = tuple(LANGUAGE_NAMES)
 DEFAULT_LANGUAGE = "en"
 
 

@@ -19,6 +19,7 @@ from cuckoo_bot.app.notices import AnswerNote, Notice, NoticeKind
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.notices.row import Delivered, Elsewhere, SentMessage
 from cuckoo_bot.app.ports import UnitOfWork
+from cuckoo_bot.app.tuning import MAX_TRIES, RETENTION, RETRY_AT_MOST
 from cuckoo_bot.domain.actions import PlayerId
 
 
@@ -76,28 +77,16 @@ async def write(
     )
 
 
-# Several instances share the outbox: a notice is held by one at a time, for ``LEASE`` unless
-# renewed (the holder renews what it still has in hand every ``RENEW_EVERY``). An instance that
-# dies leaves its notices to the others once the lease runs out (and the next sweep, every
-# ``SWEEP_EVERY``, finds them): at most LEASE + SWEEP_EVERY = 8 s. A new life of the same
-# instance (same name) takes its own back at once, and a stopping one hands back what it holds.
-# A notice whose send fails for an unexpected reason is tried again later, less often each
-# time, and given up after ``MAX_TRIES`` with its reason kept; the notices behind it go on.
-LEASE = timedelta(seconds=6)
-RENEW_EVERY = timedelta(seconds=2)
-# A holder calls Telegram for a notice only while its claim was confirmed (claimed, written or
-# renewed) less than ``HOLD`` ago: the rest of the lease covers a call under way. A holder
-# that could not renew in time (its store lagging, its loop stalled) stops calling, so
-# another instance showing the notice after the lease is never shown it twice.
-HOLD = LEASE - timedelta(seconds=2)
-SWEEP_EVERY = timedelta(seconds=2)
-MAX_TRIES = 6
-RETENTION = timedelta(days=2)  # sent notices nothing edits any more are deleted after this
+# Several instances share the outbox: a notice is held by one at a time, under a lease
+# (``tuning.py`` has the figures and why). A new life of the same instance (same name) takes
+# its own back at once, and a stopping one hands back what it holds. A notice whose send fails
+# for an unexpected reason is tried again later, less often each time, and given up after
+# ``MAX_TRIES`` with its reason kept; the notices behind it go on.
 
 
 def retry_delay(attempts: int) -> timedelta:
     """How long a notice that failed ``attempts`` times waits: 2 s, 4 s, 8 s ... at most 5 min."""
-    return timedelta(seconds=min(2 ** max(attempts, 1), 300))
+    return min(timedelta(seconds=2 ** max(attempts, 1)), RETRY_AT_MOST)
 
 
 def failed(notice: Notice, reason: str, now: datetime) -> Delivered:

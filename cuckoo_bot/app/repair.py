@@ -21,15 +21,14 @@ from cuckoo_bot.app.flow import write_notices
 from cuckoo_bot.app.model import Game, GameStatus, is_computer
 from cuckoo_bot.app.notices import Bulletin, Notice, NoticeKind, TableView
 from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.app.tuning import REPAIR_GRACE
 from cuckoo_bot.domain.state import Phase
 
 # A turn younger than this is left alone: its prompt may be on its way from another instance.
-GRACE = timedelta(seconds=15)
-LOOK_EVERY = timedelta(seconds=10)  # how often the sweeper looks
 
 
 def waits_for_a_prompt(game: Game, now: datetime) -> bool:
-    """The game's current turn belongs to a person and has run for ``GRACE`` at least."""
+    """The game's current turn belongs to a person and has run for ``REPAIR_GRACE`` at least."""
     state = game.state
     if game.status is not GameStatus.RUNNING or state is None or game.deadline is None:
         return False
@@ -37,7 +36,7 @@ def waits_for_a_prompt(game: Game, now: datetime) -> bool:
     if state.phase is not Phase.TURNS or actor is None or is_computer(actor):
         return False
     started = game.deadline - timedelta(seconds=game.turn_timeout)
-    return now - started >= GRACE
+    return now - started >= REPAIR_GRACE
 
 
 async def stalled(deps: Deps) -> tuple[list[int], Batch]:
@@ -76,7 +75,7 @@ async def untold(deps: Deps) -> tuple[list[Notice], Batch]:
     game), and the batch to deliver (a copy of each). A table Telegram refused is not: it
     would refuse it again (``OutboxRepository.untold``). Each game is checked again under its
     row lock (a move may have just written a newer table)."""
-    before = deps.clock.now() - GRACE
+    before = deps.clock.now() - REPAIR_GRACE
     async with deps.uow(read_only=True) as uow:
         suspects = await uow.outbox.untold(before)
     repaired: list[Notice] = []

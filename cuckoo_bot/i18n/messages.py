@@ -394,5 +394,3 @@ MESSAGES: dict[str, str] = {
     "web_bad_link": "This link names no game: open the table from the chat.",
     "web_error": "Something went wrong: nothing changed. Try again.",
 }
-
-LANGUAGE_NAMES = {"en": "English", "es": "Español", "fr": "Français"}

@@ -28,7 +28,8 @@ from pathlib import Path
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, unescape, write_po
 
-from cuckoo_bot.i18n.messages import LANGUAGE_NAMES, MESSAGES, SOURCE_LANGUAGE
+from cuckoo_bot.app.model import LANGUAGE_NAMES
+from cuckoo_bot.i18n.messages import MESSAGES, SOURCE_LANGUAGE
 from cuckoo_bot.i18n.translator import DOMAIN, LANGUAGES, LOCALES, placeholders
 
 TRANSLATED = tuple(language for language in LANGUAGES if language != SOURCE_LANGUAGE)

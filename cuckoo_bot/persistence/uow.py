@@ -14,7 +14,6 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from cuckoo_bot.app.clock import Clock, SystemClock
-from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
     GameRepository,
@@ -26,6 +25,7 @@ from cuckoo_bot.app.ports import (
     UnitOfWorkFactory,
     UpdateLog,
 )
+from cuckoo_bot.app.tuning import LEASE
 from cuckoo_bot.persistence.engine import BEGIN, BEGIN_NONE, BEGIN_READ, BEGIN_WRITE
 from cuckoo_bot.persistence.repositories import (
     SqlChats,

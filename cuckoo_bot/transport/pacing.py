@@ -15,9 +15,11 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
+from cachetools import LRUCache
 from telegram.constants import FloodLimit
 
 from cuckoo_bot.app.ports import CallLedger
+from cuckoo_bot.app.tuning import CHATS_KEPT
 from cuckoo_bot.transport.flood import Floods
 
 log = logging.getLogger(__name__)
@@ -141,7 +143,8 @@ class PrivatePacer:
 
     def __init__(self, interval: float = 1 / FloodLimit.MESSAGES_PER_SECOND_PER_CHAT) -> None:
         self.interval = interval
-        self._last: dict[int, float] = {}
+        # When each chat was last written to (the chats written to longest ago forgotten first).
+        self._last: LRUCache[int, float] = LRUCache(CHATS_KEPT)
 
     def delay(self, chat_id: int) -> float:
         """Seconds a new message to ``chat_id`` must wait now (0: it may go)."""
@@ -163,5 +166,3 @@ class PrivatePacer:
             return
         now = asyncio.get_running_loop().time()
         self._last[chat_id] = max(now - max(ago, 0.0), self._last.get(chat_id, 0.0))
-        if len(self._last) > 10_000:  # forget chats not written to for a while
-            self._last = {c: t for c, t in self._last.items() if t > now - self.interval}

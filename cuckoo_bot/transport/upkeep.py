@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import timedelta
 
 from cuckoo_bot.app import chats, outbox, play, repair
 from cuckoo_bot.app.ports import CallLedger
+from cuckoo_bot.app.tuning import ALIVE_WITHIN, PRUNE_EVERY, REPAIR_EVERY
 from cuckoo_bot.transport.flood import ChatLimiter, Floods
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.pacing import GroupBudget
@@ -20,9 +20,6 @@ from cuckoo_bot.transport.render import TableLinks
 from cuckoo_bot.transport.services import Services
 
 log = logging.getLogger(__name__)
-
-OUTBOX_PRUNE_INTERVAL = timedelta(minutes=10)  # how often an instance deletes old sent notices
-ALIVE_WITHIN = 3 * outbox.RENEW_EVERY  # an instance not heard of for longer is gone
 
 
 class Upkeep:
@@ -59,7 +56,7 @@ class Upkeep:
         self.page = page
         self.app_name = app_name
         now = self.deps.clock.now()
-        self.last_prune = now - OUTBOX_PRUNE_INTERVAL  # the first sweep prunes
+        self.last_prune = now - PRUNE_EVERY  # the first sweep prunes
         self.last_look = now
 
     async def start(self, username: str) -> None:
@@ -95,7 +92,7 @@ class Upkeep:
         await self.courier.sweep()
         await self.look_for_stalls()
         self.budget.forget_idle()
-        if deps.clock.now() - self.last_prune >= OUTBOX_PRUNE_INTERVAL:
+        if deps.clock.now() - self.last_prune >= PRUNE_EVERY:
             self.last_prune = deps.clock.now()
             gone = await outbox.prune(deps)
             if gone:
@@ -112,7 +109,7 @@ class Upkeep:
         """A running game whose turn nothing asks for is asked again, and a round whose table
         no message shows is shown again, loudly."""
         deps = self.deps
-        if deps.clock.now() - self.last_look < repair.LOOK_EVERY:
+        if deps.clock.now() - self.last_look < REPAIR_EVERY:
             return
         self.last_look = deps.clock.now()
         repaired, batch = await repair.stalled(deps)

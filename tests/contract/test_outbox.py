@@ -23,8 +23,8 @@ from cuckoo_bot.app.notices import (
     PromptNote,
     TableView,
 )
-from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
 from cuckoo_bot.app.ports import UnitOfWorkFactory
+from cuckoo_bot.app.tuning import LEASE, MAX_TRIES, RETENTION
 from cuckoo_bot.domain.cards import Card
 from tests.contract.conftest import Store
 from tests.databases import StepClock
@@ -555,7 +555,7 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
     )
     deps = Deps(uow=uow_factory, rng=random.Random(0), clock=clock)
     assert await outbox.prune(deps) == 0
-    clock.advance(seconds=(outbox.RETENTION + timedelta(minutes=1)).total_seconds())
+    clock.advance(seconds=(RETENTION + timedelta(minutes=1)).total_seconds())
     assert await outbox.prune(deps) == 2
     assert await outbox.prune(deps) == 0
     # Kept: the running game's, the one with keys still on it, the one not sent yet.

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy.engine import URL
 
-from cuckoo_bot.app.outbox import LEASE
+from cuckoo_bot.app.tuning import LEASE
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, choose
 

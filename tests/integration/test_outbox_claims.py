@@ -10,7 +10,7 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from cuckoo_bot.app.notices import Announcement, Notice, NoticeKind
-from cuckoo_bot.app.outbox import LEASE
+from cuckoo_bot.app.tuning import LEASE
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from tests.databases import StepClock
 from tests.integration.builders import CHAT_ID, seed

@@ -17,7 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from cuckoo_bot.app.outbox import LEASE
+from cuckoo_bot.app.tuning import LEASE
 
 Row = TypeVar("Row")
 Now = Callable[[], datetime]

@@ -3,7 +3,7 @@ what each chat needs is planned in ``plan_private.py`` and ``plan_group.py``, ca
 the lanes in ``private.py`` and ``group.py``, through the Bot API calls in ``calls.py``)."""
 
 from cuckoo_bot.transport.delivery.calls import Unreachable
-from cuckoo_bot.transport.delivery.courier import FRESH, Courier
+from cuckoo_bot.transport.delivery.courier import Courier
 from cuckoo_bot.transport.delivery.plan_group import MAX_FOLDED
 
-__all__ = ["FRESH", "MAX_FOLDED", "Courier", "Unreachable"]
+__all__ = ["MAX_FOLDED", "Courier", "Unreachable"]

@@ -7,15 +7,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 
+from cachetools import LRUCache
 from telegram.error import TelegramError
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.notices import Delivered, Notice, SentMessage
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.app.tuning import CHATS_KEPT, ELSEWHERE, RECENT_PER_CHAT
 from cuckoo_bot.transport import logfields
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
@@ -27,9 +28,6 @@ from cuckoo_bot.transport.delivery.tools import Tools
 from cuckoo_bot.transport.flood import Floods
 
 log = logging.getLogger(__name__)
-
-# A chat where another instance is showing older notices is looked at again this soon.
-ELSEWHERE = 0.25
 
 
 class Chats:
@@ -52,10 +50,10 @@ class Chats:
         # What this process showed lately, per chat: a press can be handled before the batch
         # that sent the previous prompt has been marked in the store, and its lane must still
         # know that message (to edit it, or take its keys off).
-        self._recent: OrderedDict[int, dict[int, SentMessage]] = OrderedDict()
+        self._recent: LRUCache[int, dict[int, SentMessage]] = LRUCache(CHATS_KEPT)
         # The newest message seen in each private chat outside the outbox (replies to commands,
         # the player's own messages): a deal edits a prompt only if it is still at the bottom.
-        self._seen: OrderedDict[int, int] = OrderedDict()
+        self._seen: LRUCache[int, int] = LRUCache(CHATS_KEPT)
 
     @contextlib.asynccontextmanager
     async def lock(self, chat_id: int) -> AsyncIterator[None]:
@@ -143,9 +141,7 @@ class Chats:
     def saw(self, chat_id: int, message_id: int) -> None:
         """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
         if chat_id > 0:
-            self._seen[chat_id] = max(self._seen.pop(chat_id, 0), message_id)
-            while len(self._seen) > 10_000:
-                self._seen.popitem(last=False)
+            self._seen[chat_id] = max(self._seen.get(chat_id, 0), message_id)
 
     def recall(self, chat_id: int, known: Known) -> Known:
         """``known``, with what this process showed or saw in the chat since the store was read."""
@@ -159,13 +155,11 @@ class Chats:
     def note(self, chat_id: int, shown: list[SentMessage]) -> None:
         if not shown:
             return
-        recent = self._recent.pop(chat_id, {})
+        recent = dict(self._recent.get(chat_id, {}))
         for sent in shown:
             recent[sent.message_id] = sent
         # The newest few messages of the chat are all a later lane can need.
-        self._recent[chat_id] = dict(sorted(recent.items())[-8:])
-        while len(self._recent) > 10_000:
-            self._recent.popitem(last=False)
+        self._recent[chat_id] = dict(sorted(recent.items())[-RECENT_PER_CHAT:])
 
     def lane(self, chat_id: int, known: Known, shown: Shown) -> PrivateLane | GroupLane:
         kind = PrivateLane if chat_id > 0 else GroupLane

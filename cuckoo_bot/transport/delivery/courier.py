@@ -18,9 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
-from datetime import timedelta
 
+from cachetools import LRUCache
 from telegram import Bot
 from telegram.error import TelegramError
 
@@ -31,6 +30,7 @@ from cuckoo_bot.app.notices import (
     Notice,
 )
 from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.app.tuning import FRESH, NOTICES_KEPT
 from cuckoo_bot.transport.delivery import elsewhere
 from cuckoo_bot.transport.delivery.background import Background
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
@@ -43,8 +43,6 @@ from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
 
 log = logging.getLogger(__name__)
-
-FRESH = timedelta(seconds=10)  # a sweep of every chat leaves younger notices to their press
 
 
 class Courier(Background):
@@ -72,7 +70,7 @@ class Courier(Background):
         super().__init__()
         # Notices marked lately: a sweep that read them before the mark committed, or a press
         # handed over after a sweep took its notices, must not send them again.
-        self._marked: OrderedDict[int, None] = OrderedDict()
+        self._marked: LRUCache[int, None] = LRUCache(NOTICES_KEPT)
 
     @property
     def budget(self) -> GroupBudget:
@@ -221,8 +219,6 @@ class Courier(Background):
             for done in (d for result in results for d in result.delivered):
                 if done.retry_at is None:  # a failed try is taken again later
                     self._marked[done.notice_id] = None
-            while len(self._marked) > 20_000:
-                self._marked.popitem(last=False)
         finally:
             self._in_flight -= ids | claimed
             self.tools.release(ids | claimed)

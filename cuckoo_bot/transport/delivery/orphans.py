@@ -10,14 +10,13 @@ from typing import Protocol
 from telegram.error import TelegramError
 
 from cuckoo_bot.app import outbox
+from cuckoo_bot.app.tuning import GAP
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.results import LaneResult
 from cuckoo_bot.transport.delivery.tools import Tools
 
 log = logging.getLogger(__name__)
-
-GAP = 5  # messages before a resent leftover whose keys are cleared
 
 
 class Clearing(Protocol):

@@ -3,14 +3,16 @@ notices this process made itself (``Tools``)."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from datetime import datetime
+
+from cachetools import LRUCache
 
 from cuckoo_bot.app import outbox
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.notices import Delivered, Notice, SentMessage
 from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.app.tuning import HOLD, NOTICES_KEPT
 from cuckoo_bot.transport.delivery.calls import Calls
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Renderer
@@ -41,7 +43,7 @@ class Tools:
         self.alone = alone
         self.started = deps.clock.now()
         # Notices this process made and handed to itself (a press, a clock, a reroute).
-        self.handed: OrderedDict[int, None] = OrderedDict()
+        self.handed: LRUCache[int, None] = LRUCache(NOTICES_KEPT)
         # Chats where a message may stand that the store never learnt of (a send whose
         # answer was lost, a leftover another process may have shown): the store's doubts
         # (rows of ``messages`` with no message id), as last read (every sweep) or written
@@ -55,8 +57,6 @@ class Tools:
     def hand(self, batch: Batch) -> None:
         for notice in batch.notices:
             self.handed[notice.id] = None
-        while len(self.handed) > 20_000:
-            self.handed.popitem(last=False)
 
     def hold(self, notices: Iterable[Notice], since: datetime | None) -> None:
         """These notices are this process's from ``since`` (None: each from its writing)."""
@@ -77,8 +77,8 @@ class Tools:
 
     def holds(self, notices: Iterable[Notice]) -> bool:
         """Every one of these notices is surely still this process's: a call for them may be
-        made now (``outbox.HOLD``)."""
-        since = self.deps.clock.now() - outbox.HOLD
+        made now (``tuning.HOLD``)."""
+        since = self.deps.clock.now() - HOLD
         return all(self._held.get(n.id, since) >= since for n in notices)
 
     @staticmethod

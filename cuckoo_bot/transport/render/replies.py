@@ -8,10 +8,9 @@ import re
 from telegram import InlineKeyboardMarkup
 from telegram.constants import CallbackQueryLimit
 
-from cuckoo_bot.app.model import Player
+from cuckoo_bot.app.model import LANGUAGE_NAMES, Player
 from cuckoo_bot.app.notices import AnswerNote
 from cuckoo_bot.app.results import Reply
-from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
 from cuckoo_bot.transport.render.common import (
     Known,
     Part,

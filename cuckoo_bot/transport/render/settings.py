@@ -3,10 +3,9 @@ language keys."""
 
 from __future__ import annotations
 
-from cuckoo_bot.app.model import Chat
+from cuckoo_bot.app.model import LANGUAGE_NAMES, Chat
 from cuckoo_bot.app.settings import SETTINGS, encode
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
-from cuckoo_bot.i18n.messages import LANGUAGE_NAMES
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import Part, Rendered, keys
 

@@ -27,12 +27,22 @@ from importlib import resources
 from typing import Any, Protocol, TypeGuard
 
 from aiohttp import web
+from cachetools import TTLCache
 from telegram import Bot, ChatMember
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from cuckoo_bot.app import chats, lobby, play
 from cuckoo_bot.app.model import Asker, Player
 from cuckoo_bot.app.results import Outcome
+from cuckoo_bot.app.tuning import (
+    BODY_LIMIT,
+    MEMBER_FOR,
+    MEMBERS_KEPT,
+    PING_EVERY,
+    STREAMS_PER_USER,
+    STREAMS_SPARE,
+    WRITE_TIMEOUT,
+)
 from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.services import Services
@@ -42,13 +52,6 @@ from cuckoo_bot.transport.webapp.view import Snapshot, encode_event, page_string
 
 log = logging.getLogger(__name__)
 
-PING_EVERY = 15.0  # seconds between two keep-alive comments on an idle event stream
-MEMBER_FOR = 300.0  # seconds a group membership, once asked of Telegram, is taken as known
-MEMBERS_KEPT = 10_000  # memberships remembered at most (then forgotten all at once)
-STREAMS_SPARE = 32  # connections kept free of event streams (Telegram's updates, health checks)
-BODY_LIMIT = 4096  # bytes of a move's JSON body
-STREAMS_PER_USER = 4  # event streams one person may hold open (a few devices, a reload)
-WRITE_TIMEOUT = 10.0  # seconds a page has to take an event before it is let go
 QUIET_EVERY = 10.0  # seconds between two log lines about failing streams
 MOVES = frozenset(move.value for move in Move)
 STATIC = resources.files("cuckoo_bot.transport.webapp") / "static"
@@ -115,7 +118,11 @@ class TableApi:
         self.metrics = metrics or Metrics()
         self.max_streams = 1
         self.streams = 0
-        self._members: dict[tuple[int, int], tuple[bool, float]] = {}
+        # Group memberships asked of Telegram, each taken as known for MEMBER_FOR seconds of
+        # the bot's clock.
+        self._members: TTLCache[tuple[int, int], bool] = TTLCache(
+            MEMBERS_KEPT, MEMBER_FOR, timer=lambda: services.deps.clock.now().timestamp()
+        )
         self._texts: dict[str, dict[str, str]] = {}
         self._closing = asyncio.Event()  # set at shutdown: the event streams end
         self._per_user: dict[int, int] = {}  # open streams by person
@@ -213,10 +220,9 @@ class TableApi:
 
     async def _member(self, chat_id: int, user_id: int) -> bool:
         """Is ``user_id`` in the group? Asked of Telegram (one call), then known a while."""
-        now = time.monotonic()
         known = self._members.get((chat_id, user_id))
-        if known is not None and known[1] > now:
-            return known[0]
+        if known is not None:
+            return known
         try:
             member = await self.bot.get_chat_member(chat_id, user_id)
             inside = member.status not in (ChatMember.LEFT, ChatMember.BANNED)
@@ -224,9 +230,7 @@ class TableApi:
             inside = False
         except TelegramError:  # no answer (network, flood control): ask again next time
             raise Problem(503, "busy") from None
-        if len(self._members) >= MEMBERS_KEPT:
-            self._members.clear()
-        self._members[(chat_id, user_id)] = (inside, now + MEMBER_FOR)
+        self._members[(chat_id, user_id)] = inside
         return inside
 
     def _view(self, asking: Asking, shot: Snapshot) -> dict[str, Any]:
@@ -271,6 +275,7 @@ class TableApi:
         # for a spectator the time a membership is taken as known. The page comes back with
         # ``after`` and is asked again.
         loop = asyncio.get_running_loop()
+        # (Telegram signs initData with the wall clock's time, as ``auth.py`` checks it.)
         good_for = asking.viewer.signed_at + self.check.max_age - time.time()
         if asking.seat is None:
             good_for = min(good_for, MEMBER_FOR)

@@ -26,7 +26,6 @@ from cuckoo_bot.app.notices import (
     SentMessage,
 )
 from cuckoo_bot.app.notices.message import Message
-from cuckoo_bot.app.outbox import LEASE
 from cuckoo_bot.app.ports import (
     ChatRepository,
     ConcurrentUpdate,
@@ -37,6 +36,7 @@ from cuckoo_bot.app.ports import (
     StandingRepository,
     UpdateLog,
 )
+from cuckoo_bot.app.tuning import LEASE
 
 # A deadline wakes a lobby, a turn, or a finished game's "Play again" key.
 TIMED = (GameStatus.LOBBY, GameStatus.RUNNING, GameStatus.FINISHED)

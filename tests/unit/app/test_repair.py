@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from cuckoo_bot.app import lobby, repair
+from cuckoo_bot.app import lobby, repair, tuning
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Player
 from cuckoo_bot.app.notices import NoticeKind, PromptNote, TableView
@@ -45,7 +45,7 @@ async def test_a_turn_whose_prompt_lost_its_keys_is_asked_again_once_its_grace_i
     deps, game_id = await _running(world, clock)
     assert (await repair.stalled(deps))[0] == []  # the prompt is on its way
     _deliver_all(world, clock, prompt_keys=False)
-    clock.advance(repair.GRACE.total_seconds() - 1)
+    clock.advance(tuning.REPAIR_GRACE.total_seconds() - 1)
     assert (await repair.stalled(deps))[0] == []  # young: maybe on its way elsewhere
     clock.advance(1)
     repaired, batch = await repair.stalled(deps)
@@ -89,7 +89,7 @@ async def test_a_round_whose_table_no_message_shows_is_shown_again_once() -> Non
     world, clock = World(), FakeClock()
     deps, game_id = await _running(world, clock)
     table = _pass_over_the_table(world, clock)
-    clock.advance(repair.GRACE.total_seconds() - 1)
+    clock.advance(tuning.REPAIR_GRACE.total_seconds() - 1)
     assert (await repair.untold(deps))[0] == []  # young: maybe on its way elsewhere
     clock.advance(1)
     repaired, batch = await repair.untold(deps)

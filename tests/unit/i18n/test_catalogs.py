@@ -11,16 +11,17 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
+from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
 from cuckoo_bot.i18n import sync as sync_module
 from cuckoo_bot.i18n import translator
-from cuckoo_bot.i18n.messages import MESSAGES
+from cuckoo_bot.i18n.messages import MESSAGES, SOURCE_LANGUAGE
 from cuckoo_bot.i18n.translator import Translator, catalog_path, load_catalog, placeholders
 from fakebotapi.api_messages import MAX_ANSWER_LENGTH
 from fakebotapi.errors import ApiError
 from fakebotapi.html import parse_html
 
-TRANSLATED = ("es", "fr")
-ALL = ("en", *TRANSLATED)
+ALL = SUPPORTED_LANGUAGES
+TRANSLATED = tuple(language for language in ALL if language != SOURCE_LANGUAGE)
 BUTTON_LIMIT = 30
 COMMAND_DESCRIPTION_LIMIT = 256  # BotCommand.description
 NBSP = "\u00a0"
@@ -410,7 +411,6 @@ def test_sync_check_writes_nothing_and_fails_when_out_of_date(
 def test_every_answer_a_use_case_or_the_rules_can_give_has_words() -> None:
     from cuckoo_bot.app.results import ReplyCode
     from cuckoo_bot.domain import errors
-    from cuckoo_bot.i18n.messages import MESSAGES
 
     codes = {code.value for code in ReplyCode}
     # Every answer has words, and every answer's words belong to an answer the bot can give.
@@ -454,3 +454,11 @@ def test_every_count_has_its_other_form_in_every_language() -> None:
         table = texts(language)
         for key in counts:
             assert f"{key}.other" in table, (language, key)
+
+
+def test_the_catalogs_are_the_languages_listed_once() -> None:
+    """``model.LANGUAGE_NAMES`` is the one list; a catalog folder (which the wheel ships by its
+    glob) exists for each translated language, and for no other."""
+    folders = {p.name for p in translator.LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir()}
+    assert folders == set(TRANSLATED)
+    assert SOURCE_LANGUAGE in ALL

@@ -29,7 +29,7 @@ from cuckoo_bot.app.notices import (
     NoticeKind,
     PromptNote,
 )
-from cuckoo_bot.app.outbox import LEASE, MAX_TRIES
+from cuckoo_bot.app.tuning import LEASE, MAX_TRIES
 from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules

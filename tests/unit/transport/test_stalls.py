@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from telegram.ext import ExtBot
 
-from cuckoo_bot.app import repair
+from cuckoo_bot.app import tuning
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.notices import NoticeKind
 from cuckoo_bot.bootstrap import assemble
@@ -77,7 +77,7 @@ async def test_a_turn_no_message_asks_with_keys_is_asked_again_and_said_so(
     world.put(asked, prompt.message.message_id, False)
     assert table.prompt() is None  # the game waits for a player with nothing to press
 
-    clock.advance(repair.GRACE.total_seconds() + repair.LOOK_EVERY.total_seconds())
+    clock.advance(tuning.REPAIR_GRACE.total_seconds() + tuning.REPAIR_EVERY.total_seconds())
     with caplog.at_level(logging.WARNING):
         again = await table.next_prompt(wait=10)  # the sweeper runs every 2 s
     assert again is not None and again.order == prompt.order and again.actor == prompt.actor
@@ -116,7 +116,9 @@ async def test_a_round_whose_table_no_message_shows_is_shown_again_and_said_so(
 
         with caplog.at_level(logging.WARNING):
             async with polling(_bot(fake, world, clock, metrics)):
-                clock.advance(repair.GRACE.total_seconds() + repair.LOOK_EVERY.total_seconds())
+                clock.advance(
+                    tuning.REPAIR_GRACE.total_seconds() + tuning.REPAIR_EVERY.total_seconds()
+                )
                 again = await fake.wait_for(table.table)  # the sweeper runs every 2 s
         assert again.message_id != shown.message_id and again.text == shown.text
         warned = [r for r in caplog.records if "table of round 1" in r.getMessage()]

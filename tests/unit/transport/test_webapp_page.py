@@ -532,7 +532,7 @@ def test_the_page_reads_in_the_games_language(open_page: Opener) -> None:
     page, _ = open_page(view)
     expect(page.locator("html")).to_have_attribute("lang", "es")
     odd = running_view()
-    odd["lang"] = "es\"><script>"
+    odd["lang"] = 'es"><script>'
     page, _ = open_page(odd)
     expect(page.locator("html")).to_have_attribute("lang", "en")
 

@@ -11,13 +11,16 @@ from typing import Any
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from telegram import ChatMember
 from telegram.error import NetworkError
 
+from cuckoo_bot.app.tuning import MEMBER_FOR
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.webapp.auth import InitDataCheck
 from cuckoo_bot.transport.webapp.hub import Hub
 from cuckoo_bot.transport.webapp.server import TableApi
 from tests.support.webapp import sign_init_data
+from tests.unit.app.fakes import FakeClock
 
 TOKEN = "4242:live-table-server-test"
 
@@ -33,8 +36,9 @@ class Telegram:
         raise NetworkError("Telegram did not answer")
 
 
-async def serve(hub: Hub[Any], bot: Any) -> TestClient:
-    services = SimpleNamespace(renderer=SimpleNamespace(tr=Translator()))
+async def serve(hub: Hub[Any], bot: Any, clock: FakeClock | None = None) -> TestClient:
+    deps = SimpleNamespace(clock=clock or FakeClock())
+    services = SimpleNamespace(renderer=SimpleNamespace(tr=Translator()), deps=deps)
     api = TableApi(services, bot, InitDataCheck(TOKEN), hub)  # type: ignore[arg-type]
     app = web.Application()
     api.install(app, 64)
@@ -81,5 +85,38 @@ async def test_a_membership_telegram_did_not_answer_is_asked_again_not_refused()
             response = await client.get("/app/api/table?game=3", headers=asked_by(9))
             assert response.status == 503  # not 403: nobody said no
         assert telegram.asked == 2
+    finally:
+        await client.close()
+
+
+class Outsider:
+    """The bot's ``get_chat_member``: the person is not in the group."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def get_chat_member(self, chat_id: int, user_id: int) -> Any:
+        self.asked += 1
+        return SimpleNamespace(status=ChatMember.LEFT)
+
+
+async def test_a_membership_is_known_for_a_while_on_the_bots_clock_then_asked_again() -> None:
+    game = SimpleNamespace(seats=[1, 2, 3], id=3, version=5)
+    shot = SimpleNamespace(seen=SimpleNamespace(game=game, chat_id=-100, language="en"))
+
+    async def read(game_id: int) -> Any:
+        return shot
+
+    telegram, clock = Outsider(), FakeClock()
+    client = await serve(Hub(read), telegram, clock)
+    try:
+        for seconds in (0, MEMBER_FOR - 1):  # asked once, then known
+            clock.advance(seconds)
+            response = await client.get("/app/api/table?game=3", headers=asked_by(9))
+            assert response.status == 403
+        assert telegram.asked == 1
+        clock.advance(2)  # past MEMBER_FOR since Telegram answered: asked again
+        response = await client.get("/app/api/table?game=3", headers=asked_by(9))
+        assert response.status == 403 and telegram.asked == 2
     finally:
         await client.close()
