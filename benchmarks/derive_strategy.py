@@ -13,7 +13,7 @@ import random
 
 from cuckoo_bot.domain import strategy
 from cuckoo_bot.domain.actions import Cut, Deal, Keep, Move, Swap, TurnAction
-from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.events import LifeLost
 from cuckoo_bot.domain.rules import HouseRules
@@ -50,7 +50,7 @@ def loss_rate(
         dealer = rng.randrange(size)
         focal_seat = dealer if as_dealer else (dealer + 1 + rng.randrange(size - 1)) % size
         state = new_game(players, rules, first_dealer=dealer)
-        state, _ = apply(state, Deal(shuffled_deck(rng)))
+        state, _ = apply(state, Deal(STANDARD.shuffled(rng)))
         events: tuple[object, ...] = ()
         while state.actor is not None:
             actor = state.actor

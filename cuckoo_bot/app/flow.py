@@ -13,7 +13,7 @@ from cuckoo_bot.app.outbox import Batch, people
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.domain.actions import Action, Deal, PlayerId, Resign
-from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.engine import apply
 from cuckoo_bot.domain.errors import RuleError
 from cuckoo_bot.domain.events import Event, Revealed
@@ -70,7 +70,7 @@ async def advance(
             paused = True
             break
         if state.needs_deal:
-            apply_action(game, Deal(shuffled_deck(deps.rng)), now, notices)
+            apply_action(game, Deal(deck_for(state.rules).shuffled(deps.rng)), now, notices)
             continue
         actor = state.actor
         if actor is not None and is_computer(actor):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from enum import Enum
 
@@ -37,10 +36,6 @@ class Card:
             raise ValueError(f"rank out of range: {self.rank}")
 
     @property
-    def is_king(self) -> bool:
-        return self.rank == KING
-
-    @property
     def rank_code(self) -> str:
         """A, 2..10, J, Q, K: the same in every language."""
         return _RANK_CODES.get(self.rank, str(self.rank))
@@ -62,14 +57,5 @@ class Card:
         return self.code
 
 
+# The 52 cards, the standard deck (``decks.STANDARD`` plays with them).
 FULL_DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in range(1, 14))
-
-
-def shuffled_deck(rng: random.Random) -> tuple[Card, ...]:
-    """A freshly shuffled 52-card deck drawn with the injected generator.
-
-    Production passes ``secrets.SystemRandom()``; tests pass a seeded ``random.Random``.
-    """
-    deck = list(FULL_DECK)
-    rng.shuffle(deck)
-    return tuple(deck)

@@ -22,7 +22,8 @@ from cuckoo_bot.domain.actions import (
     Timeout,
     TurnAction,
 )
-from cuckoo_bot.domain.cards import FULL_DECK, Card
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.errors import (
     GameOver,
     IllegalAction,
@@ -59,7 +60,6 @@ from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import Act, ActKind, GameState, Phase, Reveal, Round, Seat
 
 Result = tuple[GameState, tuple[Event, ...]]
-_FULL_DECK_SET = frozenset(FULL_DECK)
 
 
 def new_game(players: Sequence[PlayerId], rules: HouseRules, first_dealer: PlayerId) -> GameState:
@@ -114,13 +114,14 @@ def apply(state: GameState, action: Action) -> Result:
 # -- dealing -------------------------------------------------------------------------------
 
 
-def _check_deck(deck: tuple[Card, ...]) -> None:
-    if len(deck) != len(FULL_DECK) or frozenset(deck) != _FULL_DECK_SET:
-        raise InvalidDeck("a deal needs the 52 distinct cards")
+def _check_deck(state: GameState, deck: tuple[Card, ...]) -> None:
+    playing = deck_for(state.rules)
+    if not playing.is_whole(deck):
+        raise InvalidDeck(f"a deal needs the {len(playing.cards)} distinct cards of the deck")
 
 
 def _deal(state: GameState, deck: tuple[Card, ...]) -> Result:
-    _check_deck(deck)
+    _check_deck(state, deck)
     if state.phase is Phase.SUDDEN_DEATH:
         return _sudden_death_draw(state, deck)
     if state.phase is not Phase.DEALING:
@@ -229,7 +230,7 @@ def _swap(state: GameState, rnd: Round, player: PlayerId, events: list[Event]) -
     target_index = rnd.position + 1
     target = rnd.order[target_index]
     mine, theirs = rnd.cards[rnd.position], rnd.cards[target_index]
-    if theirs.is_king and state.rules.kings_block:
+    if state.rules.kings_block and deck_for(state.rules).blocks(theirs):
         events.append(SwapBlocked(player=player, neighbour=target, king=theirs))
         rnd = _record(rnd, Act(player, ActKind.BLOCKED, target=target, shown=theirs))
     else:
@@ -245,7 +246,7 @@ def _swap(state: GameState, rnd: Round, player: PlayerId, events: list[Event]) -
 def _cut(state: GameState, rnd: Round, dealer: PlayerId, events: list[Event]) -> Result:
     top, stock = rnd.stock[0], rnd.stock[1:]
     held = rnd.cards[rnd.position]
-    if top.is_king and state.rules.kings_block:
+    if state.rules.kings_block and deck_for(state.rules).blocks(top):
         events.append(CutBlocked(dealer=dealer, king=top))
         rnd = replace(rnd, stock=stock, set_aside=(*rnd.set_aside, top))
         rnd = _record(rnd, Act(dealer, ActKind.CUT_BLOCKED, shown=top))
@@ -307,8 +308,9 @@ def _advance(state: GameState, events: list[Event]) -> Result:
 def _reveal(state: GameState, events: list[Event]) -> Result:
     assert state.round is not None
     rnd = state.round
-    lowest_rank = min(card.rank for card in rnd.cards)
-    lowest = tuple(p for p, c in zip(rnd.order, rnd.cards, strict=True) if c.rank == lowest_rank)
+    rank = deck_for(state.rules).rank
+    lowest_rank = min(rank(card) for card in rnd.cards)
+    lowest = tuple(p for p, c in zip(rnd.order, rnd.cards, strict=True) if rank(c) == lowest_rank)
     events.append(Revealed(round=rnd.number, order=rnd.order, cards=rnd.cards, lowest=lowest))
     eliminated: list[PlayerId] = []
     seats = list(state.seats)
@@ -351,8 +353,9 @@ def _reveal(state: GameState, events: list[Event]) -> Result:
 def _sudden_death_draw(state: GameState, deck: tuple[Card, ...]) -> Result:
     players = state.sudden_death
     cards = deck[: len(players)]
-    best = max(card.rank for card in cards)
-    leaders = tuple(p for p, c in zip(players, cards, strict=True) if c.rank == best)
+    rank = deck_for(state.rules).rank
+    best = max(rank(card) for card in cards)
+    leaders = tuple(p for p, c in zip(players, cards, strict=True) if rank(c) == best)
     events: list[Event] = [SuddenDeathDrawn(players=players, cards=cards, leaders=leaders)]
     if len(leaders) == 1:
         return _win(state, leaders, events)

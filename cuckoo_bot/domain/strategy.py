@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from cuckoo_bot.domain.actions import Move, PlayerId, TurnAction
 from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import STANDARD, Deck, deck_for
 from cuckoo_bot.domain.state import ActKind, GameState, Phase
 
 # Swap (or, for the dealer, cut) when the card's rank is at most this, by players in the round.
@@ -36,6 +37,7 @@ class SeatView:
     table_size: int
     is_dealer: bool
     given_away: Card | None  # the card a forced swap took from this seat this round
+    deck: Deck = STANDARD  # what the cards rank, and which one blocks
 
 
 def view_for(state: GameState, player: PlayerId) -> SeatView:
@@ -52,20 +54,21 @@ def view_for(state: GameState, player: PlayerId) -> SeatView:
         table_size=len(rnd.order),
         is_dealer=rnd.actor_is_dealer,
         given_away=given_away,
+        deck=deck_for(state.rules),
     )
 
 
 def choose(view: SeatView, swap_bar: int | None = None, cut_bar: int | None = None) -> Move:
     """The computer seat's decision. The bars default to the derived tables; the derivation
     (``benchmarks/derive_strategy.py``) tries others through this very function."""
-    rank = view.card.rank
-    if view.card.is_king:
+    rank = view.deck.rank(view.card)
+    if view.deck.blocks(view.card):
         return Move.KEEP  # never give away a king: it is the shield
     if view.is_dealer:
         bar = cut_bar if cut_bar is not None else lookup(CUT_AT_MOST, view.table_size)
         return Move.CUT if rank <= bar else Move.KEEP
     bar = swap_bar if swap_bar is not None else lookup(SWAP_AT_MOST, view.table_size)
-    if view.given_away is not None and rank > view.given_away.rank and rank > 2:
+    if view.given_away is not None and rank > view.deck.rank(view.given_away) and rank > 2:
         # A forced swap already improved this seat: do not gamble the better card away.
         return Move.KEEP
     return Move.SWAP if rank <= bar else Move.KEEP

@@ -16,7 +16,8 @@ from typing import Any
 
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Action, Deal, Resign, Timeout
-from cuckoo_bot.domain.cards import Card, shuffled_deck
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import GameState
@@ -33,7 +34,7 @@ def _play(seats: list[int], rules: HouseRules, seed: int, deck: Any = None) -> d
             break
         action: Action
         if state.needs_deal:
-            action = Deal(deck(rng) if deck else shuffled_deck(rng))
+            action = Deal(deck(rng) if deck else STANDARD.shuffled(rng))
         elif step == 9 and len(state.active_players) > 3:
             action = Resign(state.active_players[-1])  # a player leaves mid-round
         elif rng.random() < 0.1:
@@ -59,7 +60,7 @@ def _play(seats: list[int], rules: HouseRules, seed: int, deck: Any = None) -> d
 
 def _fours_first(rng: random.Random) -> tuple[Card, ...]:
     """Every player is dealt a four: everyone left goes out together."""
-    deck = list(shuffled_deck(rng))
+    deck = list(STANDARD.shuffled(rng))
     return tuple([c for c in deck if c.rank == 4] + [c for c in deck if c.rank != 4])
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import Action, Deal, Timeout
-from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import GameState
@@ -72,7 +72,7 @@ def start(game: Game, at: datetime) -> None:
 def choose(state: GameState, rng: random.Random) -> Action:
     """A deal when one is due, else a random legal move, now and then the clock running out."""
     if state.needs_deal:
-        return Deal(shuffled_deck(rng))
+        return Deal(STANDARD.shuffled(rng))
     if rng.random() < 0.15:
         return Timeout(state.turn)
     return rng.choice(legal_actions(state))

@@ -14,7 +14,7 @@ from cuckoo_bot.app.live import LiveTable, live_table
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Action, Deal, Move, PlayerId, Timeout
-from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState, Phase
@@ -41,7 +41,7 @@ def _game(state: GameState) -> Game:
 
 def _next(state: GameState, rng: random.Random) -> Action:
     if state.needs_deal:
-        return Deal(shuffled_deck(rng))
+        return Deal(STANDARD.shuffled(rng))
     options = legal_actions(state)
     if not options or rng.random() < 0.1:
         return Timeout(state.turn)
@@ -117,7 +117,7 @@ def test_the_reveal_turns_every_card_over_and_marks_the_lowest() -> None:
 def test_the_player_to_act_gets_their_keys_and_nobody_else_does() -> None:
     rng = random.Random(5)
     state = new_game([1, 2, 3], HouseRules(), 1)
-    state, _ = apply(state, Deal(shuffled_deck(rng)))
+    state, _ = apply(state, Deal(STANDARD.shuffled(rng)))
     actor = state.actor
     assert actor is not None
     game = _game(state)

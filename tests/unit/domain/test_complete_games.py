@@ -8,7 +8,7 @@ import random
 import pytest
 
 from cuckoo_bot.domain.actions import Action, Deal, Timeout
-from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, draw_first_dealer, legal_actions, new_game
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import GameState
@@ -34,7 +34,7 @@ def play(rules: HouseRules, size: int, seed: int) -> tuple[GameState, GameState,
             return start, state, actions
         action: Action
         if state.needs_deal:
-            action = Deal(shuffled_deck(rng))
+            action = Deal(STANDARD.shuffled(rng))
         elif rng.random() < 0.05:
             action = Timeout(state.turn)
         else:

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from cuckoo_bot.domain.actions import Cut, Deal, Keep, Misdeal, Resign, Swap, Timeout
-from cuckoo_bot.domain.cards import FULL_DECK, shuffled_deck
+from cuckoo_bot.domain.cards import FULL_DECK
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.errors import (
     GameOver,
@@ -320,7 +321,7 @@ def test_a_table_needs_three_to_max_players(count: int) -> None:
 
 def test_twenty_players_with_the_house_rule() -> None:
     state = new_game(list(range(1, 21)), HouseRules(max_players=20), first_dealer=20)
-    state, _ = apply(state, Deal(shuffled_deck(random.Random(1))))
+    state, _ = apply(state, Deal(STANDARD.shuffled(random.Random(1))))
     assert state.round is not None and len(state.round.order) == 20
 
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from cuckoo_bot.domain.actions import Action, Deal, Keep, Misdeal, Resign, Timeout
-from cuckoo_bot.domain.cards import FULL_DECK, shuffled_deck
+from cuckoo_bot.domain.cards import FULL_DECK
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.errors import GameOver
 from cuckoo_bot.domain.events import (
@@ -55,7 +56,7 @@ class CuckooTable(RuleBasedStateMachine):
     @precondition(lambda self: self.state.needs_deal)
     @rule(seed=st.integers(0, 2**32))
     def deal(self, seed: int) -> None:
-        self.step(Deal(shuffled_deck(random.Random(seed))))
+        self.step(Deal(STANDARD.shuffled(random.Random(seed))))
 
     @precondition(lambda self: bool(legal_actions(self.state)))
     @rule(pick=st.integers(0, 1))
@@ -90,7 +91,7 @@ class CuckooTable(RuleBasedStateMachine):
     @rule(seed=st.integers(0, 2**32))
     def a_finished_game_refuses_everything(self, seed: int) -> None:
         player = self.state.players[0]
-        for action in (Deal(shuffled_deck(random.Random(seed))), Keep(player), Resign(player)):
+        for action in (Deal(STANDARD.shuffled(random.Random(seed))), Keep(player), Resign(player)):
             with pytest.raises(GameOver):
                 apply(self.state, action)
         assert apply(self.state, Timeout(self.state.turn)) == (self.state, ())

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from cuckoo_bot.domain.actions import Cut, Deal, Move, Swap, TurnAction
-from cuckoo_bot.domain.cards import shuffled_deck
+from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.events import LifeLost
 from cuckoo_bot.domain.rules import HouseRules
@@ -77,7 +77,7 @@ def lives_lost_per_round(
     lost = {True: 0, False: 0}
     for _ in range(rounds):
         state = new_game(players, rules, first_dealer=rng.randrange(size))
-        state, _ = apply(state, Deal(shuffled_deck(rng)))
+        state, _ = apply(state, Deal(STANDARD.shuffled(rng)))
         events: tuple[object, ...] = ()
         while state.actor is not None:
             action: TurnAction
