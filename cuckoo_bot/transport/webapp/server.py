@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, TypeGuard
@@ -47,6 +47,7 @@ from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.services import Services
 from cuckoo_bot.transport.webapp.auth import InitDataCheck, Refused, Viewer
+from cuckoo_bot.transport.webapp.contract import PageView
 from cuckoo_bot.transport.webapp.hub import Hub
 from cuckoo_bot.transport.webapp.view import Snapshot, encode_event, page_strings
 
@@ -233,7 +234,7 @@ class TableApi:
         self._members[(chat_id, user_id)] = inside
         return inside
 
-    def _view(self, asking: Asking, shot: Snapshot) -> dict[str, Any]:
+    def _view(self, asking: Asking, shot: Snapshot) -> PageView:
         """The table for this asker, with the page's texts (a whole answer, not an event)."""
         view = shot.view(asking.seat, self.services.deps.clock.now())
         return {**view, "strings": self._strings(shot.seen.language)}
@@ -412,7 +413,7 @@ def _static(name: str) -> web.StreamResponse:
     )
 
 
-def _json(body: dict[str, Any], status: int = 200) -> web.Response:
+def _json(body: Mapping[str, object], status: int = 200) -> web.Response:
     return web.json_response(body, status=status, headers={"Cache-Control": "no-store"})
 
 

@@ -10,10 +10,10 @@ A ``Snapshot`` is one read of a game, shared by every page watching it on this i
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Any
 
 from cuckoo_bot.app import live
 from cuckoo_bot.app.deps import Deps
@@ -21,6 +21,11 @@ from cuckoo_bot.app.live import Seen
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render.names import readable
+from cuckoo_bot.transport.webapp.contract import (
+    SeatJson,
+    TableJson,
+    TableView,
+)
 
 PAGE_PREFIX = "web_"  # the catalogs' texts meant for the page
 
@@ -41,14 +46,14 @@ class Snapshot:
 
     seen: Seen
     names: dict[int, str]  # each seat's name, readable
-    _views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _views: dict[int | None, TableJson] = field(default_factory=dict)
     _events: dict[int | None, bytes] = field(default_factory=dict)
 
     @property
     def version(self) -> int:
         return self.seen.game.version
 
-    def view(self, seat: int | None, now: datetime) -> dict[str, Any]:
+    def view(self, seat: int | None, now: datetime) -> TableView:
         """The table as ``seat`` sees it (None: a spectator), at ``now`` (the page counts the
         turn's time down from it), without the page's texts."""
         if seat not in self._views:
@@ -74,12 +79,13 @@ async def snapshot(deps: Deps, game_id: int) -> Snapshot | None:
     return Snapshot(seen, names)
 
 
-def encode_event(version: int, view: dict[str, Any]) -> bytes:
+def encode_event(version: int, view: Mapping[str, object]) -> bytes:
     data = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
     return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
 
 
-def as_json(table: live.LiveTable, shot: Snapshot) -> dict[str, Any]:
+def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
+    """The table as the page reads it (``contract.TableJson``)."""
     seen = shot.seen
     return {
         "game": table.game_id,
@@ -92,24 +98,25 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> dict[str, Any]:
         "turn_seconds": seen.game.turn_timeout,  # a whole turn, for the page's clock
         "revealed": table.revealed,
         "viewer": table.viewer,
-        "options": [str(option) for option in table.options],
+        "options": [option.value for option in table.options],
         "winners": list(table.winners),
         "max_lives": seen.max_lives,
-        "seats": [
-            {
-                "player": seat.player,
-                "name": shot.names.get(seat.player, ""),  # "": the page says "Player"
-                "lives": seat.lives,
-                "out": seat.out,
-                "dealer": seat.dealer,
-                "acted": seat.acted.value if seat.acted is not None else None,
-                "target": seat.target,
-                "shown": seat.shown,
-                "card": seat.card,
-                "lost": seat.lost,
-                "place": seat.place,  # once the game is over
-            }
-            for seat in table.seats
-        ],
+        "seats": [_seat(seat, shot) for seat in table.seats],
         "lang": seen.language,
+    }
+
+
+def _seat(seat: live.LiveSeat, shot: Snapshot) -> SeatJson:
+    return {
+        "player": seat.player,
+        "name": shot.names.get(seat.player, ""),  # "": the page says "Player"
+        "lives": seat.lives,
+        "out": seat.out,
+        "dealer": seat.dealer,
+        "acted": seat.acted.value if seat.acted is not None else None,
+        "target": seat.target,
+        "shown": seat.shown,
+        "card": seat.card,
+        "lost": seat.lost,
+        "place": seat.place,  # once the game is over
     }

@@ -21,10 +21,14 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
 from cuckoo_bot.i18n.messages import MESSAGES
+from cuckoo_bot.transport.webapp.contract import PageView
 from tests.support.browser import require_chromium
 from tests.support.demo import THEMES
+
+VIEW = TypeAdapter(PageView)  # the contract (``webapp/contract.py``)
 
 STATIC = Path(__file__).resolve().parents[3] / "cuckoo_bot" / "transport" / "webapp" / "static"
 CHROMIUM = require_chromium()
@@ -84,6 +88,7 @@ def running_view(viewer: int | None = ANA, version: int = 34) -> dict[str, Any]:
         "turn": 3,
         "actor": ANA,
         "deadline": "2026-12-03T10:00:00+00:00",
+        "turn_seconds": 90,
         "now": "2026-12-03T09:59:30.123456+00:00",
         "revealed": False,
         "viewer": viewer,
@@ -144,6 +149,15 @@ class FakeApi:
         self.errors: dict[str, tuple[int, dict[str, Any]]] = {}  # path tail -> status, body
         self.answers: dict[str, tuple[int, dict[str, Any]]] = {}  # POST path tail -> answer
         self.requests: list[dict[str, Any]] = []
+        self.off_contract: list[str] = []  # views that are not what the server can send
+
+    def conforming(self, view: Any) -> Any:
+        """``view``, checked against the contract the server's views are typed by."""
+        try:
+            VIEW.validate_python(view, strict=True)
+        except ValidationError as exc:
+            self.off_contract.append(str(exc))
+        return view
 
     def handle(self, route: Any) -> None:
         request = route.request
@@ -165,10 +179,11 @@ class FakeApi:
             status, body = self.answers[tail]
             route.fulfill(status=status, json=body)
         elif tail == "table":
-            route.fulfill(status=200, json=self.view)
+            route.fulfill(status=200, json=self.conforming(self.view))
         elif tail == "events":
             views, self.stream = self.stream, []
-            route.fulfill(status=200, content_type="text/event-stream", body=sse(*views))
+            body = sse(*(self.conforming(v) for v in views))
+            route.fulfill(status=200, content_type="text/event-stream", body=body)
         else:
             route.fulfill(status=404, json={"error": "no_game"})
 
@@ -213,6 +228,7 @@ Opener = Callable[..., tuple[Page, FakeApi]]
 def open_page(server: str, browser: Any) -> Iterator[Opener]:
     """open_page(view, ...) -> the page showing it, and the fake API it talks to."""
     contexts: list[Any] = []
+    apis: list[FakeApi] = []
 
     def open_(
         view: dict[str, Any] | None,
@@ -231,6 +247,7 @@ def open_page(server: str, browser: Any) -> Iterator[Opener]:
         page = context.new_page()
         page.route("https://telegram.org/**", lambda route: route.abort())
         api = FakeApi(view)
+        apis.append(api)
         if before is not None:
             before(api)
         page.route("**/app/api/**", api.handle)
@@ -252,6 +269,8 @@ def open_page(server: str, browser: Any) -> Iterator[Opener]:
     yield open_
     for context in contexts:
         context.close()
+    for api in apis:  # every view a test gave the page is one the server could send
+        assert not api.off_contract, api.off_contract[0]
 
 
 @pytest.fixture(scope="module")

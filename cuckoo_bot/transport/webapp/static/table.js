@@ -2,9 +2,10 @@
  *
  * The first half is pure functions (no DOM, no clock, no network), exported on
  * window.CuckooTable so tests can call them; the second half wires them to the page.
- * The contract with the server is docs' "live table" contract: GET /app/api/table,
- * the SSE stream /app/api/events (read with fetch, since EventSource cannot send the
- * Authorization header), POST /app/api/move and /app/api/again.
+ * The server's API: GET /app/api/table, the SSE stream /app/api/events (read with fetch,
+ * since EventSource cannot send the Authorization header), POST /app/api/move and
+ * /app/api/again. The views they bring are typed in contract.js (generated from
+ * cuckoo_bot/transport/webapp/contract.py, the one definition): PageView, TableView, SeatJson.
  *
  * Names are hostile user input: they only ever reach the page through textContent.
  * The only markup built from strings is the cards' SVG, and only from a validated card code.
