@@ -1,3 +1,4 @@
+// @ts-check
 /* Cuckoo: the live table (Telegram Mini App page).
  *
  * The first half is pure functions (no DOM, no clock, no network), exported on
@@ -12,6 +13,9 @@
  */
 (function () {
   "use strict";
+
+  /** @typedef {import("./contract.js").PageView} PageView */
+  /** @typedef {import("./contract.js").SeatJson} SeatJson */
 
   // What the page says before any View has brought the game's own texts (the catalogs' English,
   // kept equal to cuckoo_bot/i18n/messages.py's web_ entries by the page's tests).
@@ -542,18 +546,19 @@
     RANKS: RANKS,
     SUITS: Object.keys(SUITS),
   };
-  window.CuckooTable = api;
+  /** @type {any} */ (window).CuckooTable = api; // the page's tests call the pure functions
 
   // == the page ===================================================================================
 
   // Telegram's script loads on its own (async, and it may never come): ask for it each time.
   function tg() {
-    return window.Telegram && window.Telegram.WebApp ? window.Telegram.WebApp : null;
+    const telegram = /** @type {any} */ (window).Telegram; // Telegram's own script, if it came
+    return telegram && telegram.WebApp ? telegram.WebApp : null;
   }
   const S = {
     launch: null,
     base: "/app",
-    view: null,
+    view: /** @type {PageView | null} */ (null),
     at: 0, // performance.now() when the shown View arrived
     t: texts(null),
     fatal: null,
@@ -971,7 +976,7 @@
 
   function tick() {
     const view = S.view;
-    const clock = document.querySelector("#banner .clock");
+    const clock = /** @type {HTMLElement | null} */ (document.querySelector("#banner .clock"));
     if (!view || !clock) return;
     const ms = remainingMs(view.deadline, view.now, performance.now() - S.at);
     const secs = secondsLeft(ms);
@@ -985,7 +990,7 @@
       turnLength.set(key, Math.max(full, ms, 1000));
     }
     clock.querySelector(".secs").textContent = S.t("seconds", { seconds: secs });
-    clock.querySelector(".bar i").style.width = Math.min(100, (100 * ms) / turnLength.get(key)) + "%";
+    /** @type {HTMLElement} */ (clock.querySelector(".bar i")).style.width = Math.min(100, (100 * ms) / turnLength.get(key)) + "%";
     clock.classList.toggle("warn", isWarning(secs));
   }
 
@@ -1083,7 +1088,7 @@
     box.hidden = false;
     box.appendChild(el("div", "prompt", prompt(view, S.t)));
     const row = el("div", "row");
-    for (const option of ["keep", "swap", "cut"]) {
+    for (const option of /** @type {const} */ (["keep", "swap", "cut"])) {
       if (options.indexOf(option) < 0) continue;
       const button = keyButton(S.t(option), option, function () { move(option); });
       button.dataset.move = option;
