@@ -42,6 +42,9 @@ ELSEWHERE = 0.25
 # After a crash, the messages just before a notice shown again whose keys are cleared (a copy
 # the dead process may have shown stands among them, people's messages too).
 GAP = 5
+# An edit or a delete whose answer was lost is made again at once only if the lost one took
+# less than this (s): a slow one may have outlived its claims (``HOLD`` keeps 2 s for a call).
+AGAIN_WITHIN = 1.0
 # The newest messages of a chat a lane may need from this process's memory (a press handled
 # before the batch that showed the last prompt was marked).
 RECENT_PER_CHAT = 8

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from telegram.error import (
 from cuckoo_bot.app.notices import (
     Notice,
 )
+from cuckoo_bot.app.tuning import AGAIN_WITHIN
 from cuckoo_bot.transport.flood import retry_seconds
 from cuckoo_bot.transport.render import Rendered
 
@@ -61,7 +63,9 @@ class Calls:
         whose answer never came is made ``again`` at once: an edit or a delete comes out the
         same whether the first was carried out or not (Telegram then says "not modified" or
         "not found"), and a message left in a state nobody recorded could be taken back to
-        an older one by the next plan."""
+        an older one by the next plan. (Only when the lost call was quick: a slow one may
+        have outlived the claims it was made under.)"""
+        started = time.monotonic()
         try:
             return await work()
         except RetryAfter as exc:
@@ -70,7 +74,7 @@ class Calls:
             # PTB 22 makes BadRequest a NetworkError: Telegram's answer, not a lost one.
             if isinstance(exc, BadRequest):
                 raise
-            if again and not send:
+            if again and not send and time.monotonic() - started < AGAIN_WITHIN:
                 log.info("no answer to a call (%s): made again", exc)
                 return await self.call(work, again=False)
             log.warning("Telegram is not taking messages now: %s", exc)

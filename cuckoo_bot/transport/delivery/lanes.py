@@ -1,8 +1,6 @@
 """A delivery lane: one chat's notices, planned (``plan_private.py``, ``plan_group.py``) and
-carried out step by step (``Lane.execute``); what became of each notice and of the messages it
-showed (``LaneResult``, which the courier hands to the app as a report; ``Shown``, one batch's
-lanes, marked early while one waits). Reports are merged into ``messages`` by a conditional
-write, so they may be marked in any order (``app/notices/message.py``)."""
+carried out step by step (``Lane.execute``), each answer recorded (``results.py``); reports
+merge into ``messages`` by a conditional write, in any order (``app/notices/message.py``)."""
 
 from __future__ import annotations
 
@@ -20,6 +18,9 @@ from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.known import ChatView, Known
 from cuckoo_bot.transport.delivery.results import LaneResult, Shown
 from cuckoo_bot.transport.delivery.steps import (
+    CALLS,
+    FENCED,
+    ClaimsRanOut,
     Clear,
     Delete,
     Edit,
@@ -92,10 +93,17 @@ class Lane:
     def holds(self) -> bool:
         """The notices of this run are surely still this process's (their lease has not run
         out while it waited for the store, the budget or the pace): calls may be made."""
-        if self.tools.holds(self.holding):
+        done = {d.notice_id for d in self.result.delivered}  # told (marked early, perhaps)
+        if self.tools.holds(n for n in self.holding if n.id not in done):
             return True
         log.info("chat %s: the claims ran out before the notices were shown; left", self.chat_id)
         return False
+
+    def fence(self) -> None:
+        """Right before a call that shows a notice: the claims still hold, or the plan stops
+        here (``ClaimsRanOut``) and another instance shows the rest."""
+        if not self.holds():
+            raise ClaimsRanOut(self.chat_id)
 
     # -- the executor ---------------------------------------------------------------------------
 
@@ -108,8 +116,6 @@ class Lane:
         paid = False
         while pending:
             step = pending.popleft()
-            if not self.holds():
-                return False
             if isinstance(step, Edit) and step.may_wait and self.waits():
                 self.result.deferred = True  # shown, coalesced, with the next moves
                 continue
@@ -117,11 +123,18 @@ class Lane:
                 return False
             paid = False
             try:
+                # A step that shows a notice is fenced by its claims (after the budget's
+                # statement: right before its call); an older message's keys coming off is
+                # right whoever holds the notices now, and is finished.
+                if isinstance(step, FENCED):
+                    self.fence()
                 if isinstance(step, Edit):
                     if not await self._edit(step):
                         pending, paid = deque(step.otherwise), True
                     continue
                 await self._HANDLERS[type(step)](self, step)
+            except ClaimsRanOut:
+                return False
             except Unreachable as exc:
                 if exc.maybe_sent and isinstance(step, Send):  # shown, maybe: keys off later
                     await self.tools.doubt(self.chat_id, step.notice.id)
@@ -147,6 +160,7 @@ class Lane:
         if step.reply_to is not None:
             rendered = replace(rendered, reply_to=step.reply_to)
         await self.pace()
+        self.fence()  # the pace may have taken a while
         message = await self.tools.calls.send(step.notice, rendered)
         self.sent()
         keys = keys_live(rendered.keyboard)
@@ -154,8 +168,7 @@ class Lane:
         self._folded(step.folded)
         # A copy another process may have shown (it died before its mark) has keys only if
         # this one does (a prompt, a lobby, a table with My card, a Play again): a card dealt
-        # or a move answered left nothing to clear. In a group too, though each guess spends
-        # the group's budget and people's messages stand among them: only after a crash.
+        # or a move answered left nothing to clear. In a group each guess spends its budget.
         guess = keys and self.tools.maybe_shown(step.notice)
         if guess or self.tools.doubted(self.chat_id):
             await orphans.clear(self, step.notice.id, below=message.message_id)
@@ -233,6 +246,3 @@ class Lane:
         accounts for, after the newest message the notices before it put there, loses its
         keys now."""
         await orphans.clear(self, notice_id)
-
-
-CALLS = (Send, Edit, TakeKeys, Delete)  # the steps that call Telegram and spend a group's budget

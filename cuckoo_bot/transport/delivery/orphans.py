@@ -52,7 +52,7 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
     for message_id in [m for m in ids if m not in known][:GAP]:
         # The rest when the chat's budget allows, or (the claims having run out meanwhile)
         # once no other instance is showing something there.
-        if not lane.holds() or not await lane.spend():
+        if not await lane.spend() or not lane.holds():
             await tools.doubt(chat, notice_id)
             lane.result.deferred = True
             return

@@ -95,3 +95,9 @@ class Orphans:
 
 
 Step = Skip | Send | Edit | Unchanged | Clear | TakeKeys | Delete | Orphans
+CALLS = (Send, Edit, TakeKeys, Delete)  # the steps that call Telegram and spend a group's budget
+FENCED = (Send, Edit, TakeKeys, Unchanged, Orphans)  # the steps that show a notice
+
+
+class ClaimsRanOut(Exception):
+    """The notices' claims may have run out: the plan stops before its next fenced step."""

@@ -804,8 +804,48 @@ async def test_a_group_message_with_keys_shown_before_a_crash_loses_them_when_sh
     shown = [m.message_id for m in fake.messages(GROUP) if m.callback_datas]
     assert len(shown) == 1
     _forget(table, tables[-1].id)
+    table.clock.advance(1)  # the next life starts a moment later
     courier = _restarted(table, bot)
     await courier.sweep()
     await courier.drain()
     keyed = [m.message_id for m in fake.messages(GROUP) if m.callback_datas]
     assert len(keyed) == 1 and keyed != shown, fake.transcript(GROUP)
+
+
+class RenewingCalls(Calls):
+    """Sends that take 1.5 s of the clock each, the instance's renewer running meanwhile."""
+
+    def __init__(self, bot: Bot, clock: FakeClock, courier: Courier) -> None:
+        super().__init__(bot)
+        self.clock = clock
+        self.courier = courier
+
+    async def send(self, notice: Notice, rendered: Rendered) -> Message:
+        sent = await super().send(notice, rendered)
+        self.clock.advance(1.5)
+        await self.courier.renew()
+        return sent
+
+
+async def test_a_long_paced_lane_whose_claims_are_renewed_shows_every_notice(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A private lane waiting for its pace marks what it showed first; those notices are done
+    (their claims no longer renewed), and must not stop the fence for the rest."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    game = table.world.games[game_id]
+    player = table.people[1].id
+    budget = GroupBudget(1000, clock=lambda: table.clock.now().timestamp())
+    courier = Courier(table.deps, bot, Renderer(Translator()), budget, PrivatePacer(0.3))
+    courier.tools.calls = RenewingCalls(bot, table.clock, courier)
+    texts = ("one", "two", "three", "four", "five", "six")
+    answers = [Notice(NoticeKind.ANSWER, player, AnswerNote(text), game_id) for text in texts]
+    table.clock.advance(5)
+    async with table.deps.uow() as uow:
+        batch = await outbox.write(uow, game, answers)
+        await uow.commit()
+    before = len(fake.dm(player))
+    await courier.deliver(batch)
+    assert [m.text for m in fake.dm(player)[before:]] == list(texts)
+    assert all(n.id in table.world.sent for n in answers)

@@ -815,3 +815,50 @@ def test_the_podium_lists_the_others_in_their_finishing_order(open_page: Opener)
     expect(items.locator("bdi")).to_have_text([names[p] for p in expected])
     values = items.evaluate_all("lis => lis.map(li => li.value)")
     assert values == [places[p] for p in expected]  # a shared place shows as one number
+
+
+def real_views(seed: int, seat: int, moments: int) -> list[dict[str, Any]]:
+    """The views ``seat`` is sent while a real game is played (``Snapshot.view``, as the
+    server sends them), at ``moments`` points of it: not a hand-written fixture."""
+    import random
+    from datetime import UTC, datetime
+
+    from cuckoo_bot.app.live import Seen
+    from cuckoo_bot.app.model import Player
+    from cuckoo_bot.domain.engine import apply, new_game
+    from cuckoo_bot.domain.rules import HouseRules
+    from cuckoo_bot.transport.webapp.view import Snapshot
+    from tests.unit.app.test_live import _game, _next
+
+    rng = random.Random(seed)
+    seated = [ANA, BOB, ZOE, CURLY]
+    state = new_game(seated, HouseRules(), seated[0])
+    views = []
+    for step in range(moments * 4):
+        if state.finished:
+            break
+        state, _ = apply(state, _next(state, rng))
+        if step % 4 == 3:
+            people = {p: Player(id=p, first_name=f"P{p}") for p in seated}
+            shot = Snapshot(Seen(_game(state), people, "en"), {p: f"P{p}" for p in seated})
+            now = datetime(2026, 12, 1, 0, 0, 30, tzinfo=UTC)
+            views.append({**shot.view(seat, now), "strings": dict(STRINGS)})
+    return views
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_real_games_views_show_the_viewer_no_card_but_theirs_before_the_reveal(
+    open_page: Opener, seed: int
+) -> None:
+    views = real_views(seed, ANA, 6)
+    assert len(views) >= 3
+    for view in views:
+        page, _ = open_page(view)
+        own = next(s["card"] for s in view["seats"] if s["player"] == ANA)
+        shown = {s["shown"] for s in view["seats"] if s["shown"]}
+        allowed = {s["card"] for s in view["seats"] if s["card"]} | shown
+        if not view["revealed"]:
+            assert allowed <= {own} | shown  # the server sent nothing else, and
+        assert set(face_up(page)) <= allowed  # the page draws no other card face up
+        if own and not next(s["out"] for s in view["seats"] if s["player"] == ANA):
+            assert own in face_up(page)
