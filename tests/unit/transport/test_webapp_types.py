@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,12 +27,13 @@ def _tsc() -> Path:
 
 
 def check(folder: Path) -> subprocess.CompletedProcess[str]:
-    """TypeScript's checker over the page's modules in ``folder``, as ``tsconfig.json`` says."""
+    """TypeScript's checker over the page's modules in ``folder``, as ``tsconfig.json`` says
+    (its settings written beside nothing of the project's)."""
     config = json.loads((ROOT / "tsconfig.json").read_text())
     config["include"] = [str(folder / "*.js")]
-    settings = folder / "tsconfig.check.json"
-    settings.write_text(json.dumps(config))
-    try:
+    with tempfile.TemporaryDirectory() as scratch:
+        settings = Path(scratch) / "tsconfig.json"
+        settings.write_text(json.dumps(config))
         return subprocess.run(
             [str(_tsc()), "-p", str(settings)],
             capture_output=True,
@@ -40,8 +42,6 @@ def check(folder: Path) -> subprocess.CompletedProcess[str]:
             timeout=120,
             check=False,
         )
-    finally:
-        settings.unlink()
 
 
 def test_the_page_type_checks_against_its_contract() -> None:
