@@ -19,6 +19,18 @@ from typing_extensions import TypedDict
 Status = Literal["lobby", "running", "finished", "cancelled"]
 Acted = Literal["keep", "swap", "blocked", "cut", "cut_blocked", "timeout"]
 Option = Literal["keep", "swap", "cut"]
+SuitCode = Literal["C", "D", "H", "S"]
+
+
+class FaceJson(TypedDict):
+    """A card's face as the page draws it: the page knows no deck, it draws what it is told."""
+
+    label: str  # the card's name for people ("10♥"): what a screen reader says
+    corner: str  # the index in two corners ("10", "K")
+    suit: SuitCode  # the shape drawn in the corners and the middle
+    red: bool
+    pips: int  # suit shapes in the middle: 2 to 10; 1: one big shape (an Ace); 0: a picture
+    picture: str  # a picture card's letter or word, framed in the middle ("K"); "" otherwise
 
 
 class SeatJson(TypedDict):
@@ -31,8 +43,8 @@ class SeatJson(TypedDict):
     dealer: bool
     acted: Acted | None  # what the seat did this round, once it did
     target: int | None  # the neighbour a swap went to (or a King blocked)
-    shown: str | None  # a King shown to the table when it blocked a swap (a card code)
-    card: str | None  # face up for this viewer (a card code; None: face down, or no card)
+    shown: str | None  # the card shown to the table when it blocked this seat (a face's code)
+    card: str | None  # face up for this viewer (a face's code; None: face down, or no card)
     lost: bool  # lost a life at the reveal
     place: int | None  # once the game is over: 1 for the winner(s), then by going out
 
@@ -54,6 +66,7 @@ class TableJson(TypedDict):
     winners: list[int]
     max_lives: int
     seats: list[SeatJson]
+    faces: dict[str, FaceJson]  # the face of each card in the seats, by its code: no other
     lang: str  # the game's language (the page's ``<html lang>``)
 
 
@@ -70,7 +83,7 @@ class PageView(TableView, total=False):
     strings: dict[str, str]  # by key, without the catalogs' ``web_`` prefix
 
 
-CONTRACT = (SeatJson, TableJson, TableView, PageView)
+CONTRACT = (FaceJson, SeatJson, TableJson, TableView, PageView)
 JS_FILE = "contract.js"
 
 

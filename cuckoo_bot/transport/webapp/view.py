@@ -26,6 +26,7 @@ from cuckoo_bot.transport.webapp.contract import (
     TableJson,
     TableView,
 )
+from cuckoo_bot.transport.webapp.faces import faces
 
 PAGE_PREFIX = "web_"  # the catalogs' texts meant for the page
 
@@ -102,6 +103,8 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
         "winners": list(table.winners),
         "max_lives": seen.max_lives,
         "seats": [_seat(seat, shot) for seat in table.seats],
+        # the faces of the cards this viewer may see (``live_table`` chose them), no other
+        "faces": faces(code for seat in table.seats for code in (seat.card, seat.shown)),
         "lang": seen.language,
     }
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import re
 import threading
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -23,10 +25,18 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from cuckoo_bot.app.model import GameStatus
+from cuckoo_bot.domain.actions import Deal, Timeout
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.transport.webapp.contract import PageView
+from cuckoo_bot.transport.webapp.faces import faces, standard
+from tests.support import scenes
 from tests.support.browser import require_chromium
 from tests.support.demo import THEMES
+from tests.support.scenes import ANA, BOB, CURLY, DEADLINE, EVE, GAME, HOSTILE, RTL, ZOE
 
 VIEW = TypeAdapter(PageView)  # the contract (``webapp/contract.py``)
 
@@ -36,8 +46,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 Page = sync_api.Page
 
-GAME = 12
-ANA, BOB, EVE, ZOE, CURLY, RTL = 111, 222, 333, 444, 555, 666
 INIT_DATA = (
     "query_id=AAHdF6IQAAAAAN0XohDhrOrc"
     "&user="
@@ -45,88 +53,17 @@ INIT_DATA = (
     + f"&auth_date=1790000000&start_param={GAME}&hash=0123456789abcdef"
 )
 LIGHT, DARK = THEMES["light"], THEMES["dark"]  # what the demo gives its links
-HOSTILE = "<img src=x onerror=window.__xss=1>"
-# What the server sends: every web_ text of the catalog, without its prefix.
-STRINGS = {
-    key.removeprefix("web_"): text for key, text in MESSAGES.items() if key.startswith("web_")
-}
 
 
-def seat(player: int, name: str, lives: int = 3, **fields: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "player": player,
-        "name": name,
-        "lives": lives,
-        "out": False,
-        "dealer": False,
-        "acted": None,
-        "target": None,
-        "shown": None,
-        "card": None,
-        "lost": False,
-        "place": None,
-    }
-    data.update(fields)
-    return data
-
-
-def running_view(viewer: int | None = ANA, version: int = 34) -> dict[str, Any]:
-    """Six players, round 2, Ana's turn (the third); Zoë deals. Ana holds 7♦."""
-    seats = [
-        seat(ANA, "Ana", 3, card="7D" if viewer == ANA else None),
-        seat(BOB, "Bob", 2),
-        seat(EVE, HOSTILE, 0, out=True),
-        seat(ZOE, "Zoë", 1, dealer=True),
-        seat(CURLY, "{name}", 3, acted="blocked", target=RTL, shown="KS"),
-        seat(RTL, "\u202eRETSAM", 2, acted="timeout"),
-    ]
-    return {
-        "game": GAME,
-        "version": version,
-        "status": "running",
-        "round": 2,
-        "turn": 3,
-        "actor": ANA,
-        "deadline": "2026-12-03T10:00:00+00:00",
-        "turn_seconds": 90,
-        "now": "2026-12-03T09:59:30.123456+00:00",
-        "revealed": False,
-        "viewer": viewer,
-        "options": ["keep", "swap"] if viewer == ANA else [],
-        "winners": [],
-        "seats": seats,
-        "max_lives": 3,
-        "lang": "en",
-        "strings": dict(STRINGS),
-    }
-
-
-def revealed_view() -> dict[str, Any]:
-    view = running_view(version=40)
-    view.update(actor=None, deadline=None, revealed=True, options=[], turn=6)
-    cards = {ANA: "7D", BOB: "QC", ZOE: "2H", CURLY: "KS", RTL: "10S"}
-    for s in view["seats"]:
-        s["card"] = cards.get(s["player"])
-        s["acted"] = s["acted"] or "keep"
-    lost = next(s for s in view["seats"] if s["player"] == ZOE)
-    lost.update(lost=True, lives=0, out=True)
-    return view
-
-
-def finished_view() -> dict[str, Any]:
-    view = revealed_view()
-    view.update(status="finished", version=41, winners=[BOB])
-    return view
-
-
-def many_seats(count: int) -> dict[str, Any]:
-    view = running_view()
-    names = ["W" * 64, "Ngô Đình Diệm", "محمد", "👨\u200d👩\u200d👧\u200d👦 Family", "Zalgơ̷̢"]
-    view["seats"] = [seat(ANA, "Ana", 3, card="AS")] + [
-        seat(1000 + i, names[i % len(names)] + f" {i}", i % 4, out=i % 4 == 0, dealer=i == 3)
-        for i in range(1, count)
-    ]
-    return view
+def leak(view: dict[str, Any], cards: dict[int, str]) -> dict[str, Any]:
+    """``view`` as a server that leaked would send it: ``cards`` in those seats, faces and all
+    (a real server never does: the page must still draw them face down)."""
+    leaked = copy.deepcopy(view)
+    for one in leaked["seats"]:
+        if one["player"] in cards:
+            one["card"] = cards[one["player"]]
+    leaked["faces"].update(faces(cards.values()))
+    return leaked
 
 
 def iso(name: str) -> str:
@@ -420,9 +357,9 @@ def test_the_fallback_texts_are_the_catalogs_english(lib: Page) -> None:
 
 
 def test_each_seat_shows_only_what_its_viewer_may_see(lib: Page) -> None:
-    view = running_view()
-    for s in view["seats"]:
-        s["card"] = s["card"] or "QH"  # a server that leaked: the page still draws backs
+    view = scenes.running().view()
+    # a server that leaked a card into every seat: the page still draws backs
+    view = leak(view, {s["player"]: "QH" for s in view["seats"] if not s["card"]})
     models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", view)
     by = {m["player"]: m for m in models}
     assert (by[ANA]["face"], by[ANA]["card"], by[ANA]["you"]) == ("up", "7D", True)
@@ -431,7 +368,8 @@ def test_each_seat_shows_only_what_its_viewer_may_see(lib: Page) -> None:
     assert by[ANA]["turn"] and by[ANA]["status"] == "⏳ playing"
     assert by[ZOE]["dealer"]
     assert by[CURLY]["status"] == f"👑 blocked by {iso(chr(0x202E) + 'RETSAM')}'s King"
-    assert by[CURLY]["shown"] == "KS"
+    assert by[CURLY]["shown"] == "KS" and by[CURLY]["shownFace"]["label"] == "K♠"
+    assert by[ANA]["front"] == standard(Card.from_code("7D"))
     assert by[RTL]["status"] == "⏱ time ran out: kept"
     assert by[BOB]["hearts"] == {"full": 2, "breaking": 0, "empty": 1, "show": True}
 
@@ -442,30 +380,36 @@ def test_each_seat_shows_only_what_its_viewer_may_see(lib: Page) -> None:
     )
     assert "up" not in spectator
 
-    revealed = revealed_view()
+    revealed = scenes.revealed().view()
     models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", revealed)
     by = {m["player"]: m for m in models}
     assert {p: by[p]["card"] for p in (ANA, BOB, ZOE, CURLY, RTL)} == {
         ANA: "7D",
         BOB: "QC",
         ZOE: "2H",
-        CURLY: "KS",
-        RTL: "10S",
+        CURLY: "5C",
+        RTL: "KS",
     }
+    assert by[CURLY]["shown"] is None  # the King that blocked is on the table with the rest
+    # a card the view sends no face for is not drawn, whatever the seat says
+    faceless = {**revealed, "faces": {k: v for k, v in revealed["faces"].items() if k != "QC"}}
+    models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", faceless)
+    assert {m["player"]: m["face"] for m in models}[BOB] == "none"
     assert by[ZOE]["lost"] and by[ZOE]["status"] == "💀 out"
     assert by[ZOE]["hearts"] == {"full": 0, "breaking": 1, "empty": 2, "show": True}
     assert by[EVE]["face"] == "none"
 
 
 def test_swap_goes_to_the_next_player_still_in(lib: Page) -> None:
-    view = running_view()
+    view = scenes.running().view()
     assert js(lib, "T.nextActive(a, 222).player", view) == ZOE  # Eve is out
     assert js(lib, "T.nextActive(a, 666).player", view) == ANA
     assert (
         js(lib, "T.prompt(a, T.texts(a.strings))", view)
         == f"Keep your card, or swap it with {iso('Bob')}?"
     )
-    dealer = {**view, "options": ["keep", "cut"]}
+    dealer = scenes.running().keep(2).view(ZOE)  # Ana and Bob kept: the dealer's turn
+    assert dealer["options"] == ["keep", "cut"]
     assert js(lib, "T.prompt(a, T.texts(a.strings))", dealer) == MESSAGES["web_prompt_dealer"]
 
 
@@ -477,24 +421,27 @@ def test_seats_sit_in_a_ring_up_to_eight_then_in_rows(lib: Page) -> None:
     assert all(0 < s["x"] < 100 and 0 < s["y"] < 100 for s in spots)
 
 
-def test_all_52_faces_and_the_back_are_svg(lib: Page) -> None:
-    faces = js(
+def test_every_face_the_server_sends_is_drawn_as_svg_and_nothing_else_is(lib: Page) -> None:
+    """The 52 faces as ``faces.py`` sends them, drawn by the page; a face's texts are escaped,
+    and anything that is not a face it can draw is a card's back."""
+    sent = {card.code: standard(card) for card in STANDARD.cards}
+    drawn = js(
         lib,
-        """T.RANKS.flatMap((r) => T.SUITS.map((s) => {
+        """Object.entries(a).map(([code, face]) => {
             const box = document.createElement('div');
-            box.innerHTML = T.cardSvg(r + s);
+            box.innerHTML = T.cardSvg(face, code);
             const svg = box.firstElementChild;
-            return [r + s, svg.tagName, svg.getAttribute('aria-label'),
+            return [code, svg.tagName, svg.getAttribute('aria-label'), svg.dataset.card,
                     svg.querySelector('g').getAttribute('fill'),
                     svg.querySelectorAll('path').length, svg.querySelector('text').textContent];
-        }))""",
+        })""",
+        sent,
     )
-    assert len(faces) == 52
-    assert len({code for code, *_ in faces}) == 52
+    assert len(drawn) == 52
     symbols = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
-    for code, tag, label, fill, paths, corner in faces:
+    for code, tag, label, data, fill, paths, corner in drawn:
         rank, suit = code[:-1], code[-1]
-        assert tag == "svg"
+        assert (tag, data) == ("svg", code)
         assert label == rank + symbols[suit]
         assert corner == rank
         assert (fill == "#d0312d") == (suit in "HD"), code
@@ -502,12 +449,28 @@ def test_all_52_faces_and_the_back_are_svg(lib: Page) -> None:
         assert paths == 2 + pips, code  # two corner suits, and the pips
     back = js(lib, "T.backSvg()")
     assert "data-card" not in back and "aria-hidden" in back
-    assert js(lib, "T.cardSvg(a)", '"><script>') == back  # anything but a card is a back
-    assert js(lib, "[T.parseCard('10H'), T.parseCard('1H'), T.parseCard('KX')]") == [
-        {"rank": "10", "suit": "H"},
+    hostile = {**sent["KS"], "label": '"><script>', "corner": "<b>", "picture": "&"}
+    got = js(
+        lib,
+        """(() => { const box = document.createElement('div');
+            box.innerHTML = T.cardSvg(a, '"x');
+            const svg = box.firstElementChild;
+            return [box.querySelectorAll('script, b').length, svg.getAttribute('aria-label'),
+                    svg.dataset.card, [...svg.querySelectorAll('text')].map(t => t.textContent)];
+        })()""",
+        hostile,
+    )
+    assert got == [0, '"><script>', '"x', ["<b>", "<b>", "&"]]
+    not_faces = [
+        '"><script>',
         None,
-        None,
+        {**sent["7D"], "pips": 11},
+        {**sent["7D"], "pips": 2.5},
+        {**sent["7D"], "suit": "X"},
+        {**sent["7D"], "label": None},
+        {**sent["7D"], "red": "yes"},
     ]
+    assert js(lib, "a.map((f) => T.cardSvg(f, 'QH'))", not_faces) == [back] * len(not_faces)
 
 
 # -- the page ----------------------------------------------------------------------------------
@@ -518,11 +481,7 @@ def face_up(page: Page) -> list[str]:
 
 
 def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Opener) -> None:
-    view = running_view()
-    leaked = copy.deepcopy(view)
-    for s in leaked["seats"]:
-        if s["player"] not in (ANA, EVE):
-            s["card"] = {BOB: "2C", ZOE: "9H", CURLY: "JD", RTL: "AH"}[s["player"]]
+    leaked = leak(scenes.running().view(), {BOB: "2C", ZOE: "9H", CURLY: "JD", RTL: "AH"})
     page, api = open_page(leaked)
     expect(page.locator(".seat.me .card3d.up [data-card='7D']")).to_have_count(1)
     # the shown King is the table's to see; no other card is in the page at all
@@ -539,32 +498,32 @@ def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Open
     expect(page.locator(".seat.turn")).to_have_attribute("data-player", str(ANA))
     expect(page.locator(".seat.dealer .chip")).to_have_text("D")
     expect(page.locator("#banner .text")).to_have_text("Your turn!")
-    expect(page.locator("#round")).to_have_text("Round 2")
+    expect(page.locator("#round")).to_have_text("Round 4")
     assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
 
 
 def test_the_page_reads_in_the_games_language(open_page: Opener) -> None:
     """The file says ``lang="en"``; a game in Spanish makes it ``es`` (screen readers, spelling),
     and a value that is not a language code is ignored."""
-    view = running_view()
-    view["lang"] = "es"
-    page, _ = open_page(view)
+    scene = scenes.running()
+    scene.lang = "es"
+    page, _ = open_page(scene.view())
     expect(page.locator("html")).to_have_attribute("lang", "es")
-    odd = running_view()
+    odd = scenes.running().view()
     odd["lang"] = 'es"><script>'
     page, _ = open_page(odd)
     expect(page.locator("html")).to_have_attribute("lang", "en")
 
 
 def test_keys_on_your_turn_and_keep_posts_the_move(open_page: Opener) -> None:
-    after = running_view(version=35)
-    after.update(actor=BOB, options=[], turn=4, deadline="2026-12-03T10:00:40+00:00")
-    after["seats"][0]["acted"] = "keep"
+    scene = scenes.running()
+    before = scene.view()
+    after = scene.keep(1).view()  # what the server answers: Ana kept, Bob's turn
 
     def answers(api: FakeApi) -> None:
         api.answers["move"] = (200, {"ok": True, "reply": "You kept 7♦.", "view": after})
 
-    page, api = open_page(running_view(), before=answers)
+    page, api = open_page(before, before=answers)
     keys = page.locator("#keys button")
     expect(keys).to_have_text(["✋ Keep", "🔄 Swap"])
     expect(page.locator("#keys .prompt")).to_have_text(
@@ -574,7 +533,7 @@ def test_keys_on_your_turn_and_keep_posts_the_move(open_page: Opener) -> None:
     expect(page.locator("#toast")).to_have_text("You kept 7♦.")
     expect(page.locator("#keys")).to_be_hidden()
     (sent,) = api.seen("move", "POST")
-    assert sent["body"] == {"game": GAME, "move": "keep", "turn": 3, "round": 2}
+    assert sent["body"] == {"game": GAME, "move": "keep", "turn": before["turn"], "round": 4}
     assert sent["headers"]["authorization"] == f"tma {INIT_DATA}"
     assert sent["headers"]["content-type"].startswith("application/json")
     expect(page.locator(f".seat[data-player='{ANA}'] .status")).to_have_text("✋ kept")
@@ -588,11 +547,11 @@ def test_a_refused_move_says_why_and_keeps_the_keys(open_page: Opener) -> None:
             {
                 "ok": False,
                 "reply": "That button belongs to an earlier turn.",
-                "view": running_view(),
+                "view": scenes.running().view(),
             },
         )
 
-    page, api = open_page(running_view(), before=answers)
+    page, api = open_page(scenes.running().view(), before=answers)
     page.locator("#keys button[data-move='swap']").click()
     expect(page.locator("#toast")).to_have_text("That button belongs to an earlier turn.")
     expect(page.locator("#keys button[data-move='swap']")).to_be_enabled()
@@ -600,9 +559,7 @@ def test_a_refused_move_says_why_and_keeps_the_keys(open_page: Opener) -> None:
 
 
 def test_no_keys_when_it_is_someone_elses_turn(open_page: Opener) -> None:
-    view = running_view()
-    view.update(actor=BOB, options=[])
-    page, _ = open_page(view)
+    page, _ = open_page(scenes.running().keep(1).view())  # Ana kept: Bob's turn
     expect(page.locator("#banner .text")).to_have_text(f"{iso('Bob')}'s turn")
     expect(page.locator("#keys")).to_be_hidden()
     assert page.locator("#keys button").count() == 0
@@ -611,18 +568,16 @@ def test_no_keys_when_it_is_someone_elses_turn(open_page: Opener) -> None:
 def test_the_countdown_ignores_the_local_clock_and_warns_at_the_end(open_page: Opener) -> None:
     # The device's clock is years off: the countdown still comes from the View alone.
     wrong_clock = "Date.now = () => 946684800000;"
-    page, _ = open_page(running_view(), init_script=wrong_clock)
+    page, _ = open_page(scenes.running().view(), init_script=wrong_clock)
     expect(page.locator("#banner .clock .secs")).to_have_text(re.compile(r"^(30|29) s$"))
     expect(page.locator("#banner .clock")).not_to_have_class("clock warn")
-    late = running_view()
-    late["now"] = "2026-12-03T09:59:52+00:00"
-    page, _ = open_page(late)
+    page, _ = open_page(scenes.running().view(now=DEADLINE - timedelta(seconds=8)))
     expect(page.locator("#banner .clock")).to_have_class("clock warn")
     assert int(page.locator("#banner .clock .secs").inner_text().split()[0]) <= 8
 
 
 def test_a_spectator_sees_no_card_and_a_note(open_page: Opener) -> None:
-    page, _ = open_page(running_view(viewer=None))
+    page, _ = open_page(scenes.running().view(viewer=None))
     expect(page.locator("#note .watch")).to_have_text(MESSAGES["web_spectating"])
     assert face_up(page) == ["KS"]  # only the King shown to the table
     assert page.locator(".seat.me").count() == 0
@@ -631,9 +586,9 @@ def test_a_spectator_sees_no_card_and_a_note(open_page: Opener) -> None:
 
 
 def test_the_reveal_turns_every_card_and_marks_the_lowest(open_page: Opener) -> None:
-    page, _ = open_page(revealed_view())
+    page, _ = open_page(scenes.revealed().view())
     expect(page.locator(".card3d.up")).to_have_count(5)
-    assert sorted(face_up(page)) == sorted(["7D", "QC", "2H", "KS", "10S"])
+    assert sorted(face_up(page)) == sorted(["7D", "QC", "2H", "5C", "KS"])
     expect(page.locator(".seat.lost")).to_have_attribute("data-player", str(ZOE))
     expect(page.locator(".seat.lost .status")).to_have_text("💀 out")
     expect(page.locator(".seat.lost .heart.breaking")).to_have_count(1)
@@ -651,7 +606,7 @@ def test_the_end_shows_the_podium_and_play_again(open_page: Opener) -> None:
     def answers(api: FakeApi) -> None:
         api.answers["again"] = (200, {"ok": True, "reply": "A new game is open: you're in."})
 
-    page, api = open_page(finished_view(), before=answers)
+    page, api = open_page(scenes.finished().view(), before=answers)
     expect(page.locator("#podium .winner bdi")).to_have_text(["Bob"])
     expect(page.locator("#banner .text")).to_have_text(f"🏆 {iso('Bob')} won the game!")
     expect(page.locator("#podium .others li")).to_have_count(5)
@@ -682,22 +637,17 @@ def test_refusals_say_what_to_do(open_page: Opener, status: int, error: str, key
 
 
 def test_lobby_and_cancelled(open_page: Opener) -> None:
-    lobby = running_view()
-    lobby.update(status="lobby", round=0, turn=0, actor=None, deadline=None, options=[])
-    for s in lobby["seats"]:
-        s.update(lives=0, out=False, acted=None, shown=None, card=None, dealer=False)
-    page, _ = open_page(lobby)
+    page, _ = open_page(scenes.lobby().view())
     expect(page.locator("#banner .text")).to_have_text(MESSAGES["web_lobby"])
     expect(page.locator(".seat .name bdi")).to_have_count(6)
     assert page.locator(".card3d, .heart").count() == 0
-    cancelled = {**lobby, "status": "cancelled"}
-    page, _ = open_page(cancelled, wait="#banner .text")
+    page, _ = open_page(scenes.lobby().cancel().view(), wait="#banner .text")
     expect(page.locator("#banner .text")).to_have_text(MESSAGES["web_cancelled"])
 
 
 @pytest.mark.parametrize("count", [8, 10, 20])
 def test_a_phone_wide_page_has_no_sideways_scroll(open_page: Opener, count: int) -> None:
-    page, _ = open_page(many_seats(count))
+    page, _ = open_page(scenes.crowded(count).view())
     expect(page.locator(".seat")).to_have_count(count)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 360
@@ -714,7 +664,7 @@ def test_a_phone_wide_page_has_no_sideways_scroll(open_page: Opener, count: int)
 def test_light_and_dark_themes_colour_the_page(open_page: Opener) -> None:
     colours = {}
     for name, theme in (("light", LIGHT), ("dark", DARK)):
-        page, _ = open_page(running_view(), theme=theme)
+        page, _ = open_page(scenes.running().view(), theme=theme)
         colours[name] = page.evaluate(
             """() => [getComputedStyle(document.body).backgroundColor,
                       getComputedStyle(document.body).color,
@@ -748,7 +698,9 @@ def test_telegram_gives_the_init_data_and_the_haptics(open_page: Opener) -> None
     def answers(api: FakeApi) -> None:
         api.answers["move"] = (200, {"ok": True, "reply": "You kept 7♦.", "view": None})
 
-    page, api = open_page(running_view(), init_script=stub, hash_data=False, before=answers)
+    page, api = open_page(
+        scenes.running().view(), init_script=stub, hash_data=False, before=answers
+    )
     assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
     page.locator("#keys button[data-move='keep']").click()
     expect(page.locator("#toast")).to_have_text("You kept 7♦.")
@@ -762,33 +714,32 @@ def test_telegram_gives_the_init_data_and_the_haptics(open_page: Opener) -> None
 def test_the_stream_brings_newer_views_ignores_stale_ones_and_resumes_after(
     open_page: Opener,
 ) -> None:
-    newer = running_view(version=36)
-    newer.update(actor=BOB, options=[], turn=4)
-    newer["seats"][0]["acted"] = "swap"
-    newer["seats"][0]["target"] = BOB
-    stale = running_view(version=35)
+    scene = scenes.running()
+    first_view = scene.view()
+    stale = scene.swap().view()  # Ana swapped with Bob: Bob's turn...
+    newer = scene.keep(1).view()  # ...and Bob kept: Zoë's; the stream brings it first
 
     def stream(api: FakeApi) -> None:
         api.stream = [newer, stale]
 
-    page, api = open_page(running_view(version=34), before=stream)
+    page, api = open_page(first_view, before=stream)
     expect(page.locator(f".seat[data-player='{ANA}'] .status")).to_have_text(
         f"🔄 swapped with {iso('Bob')}"
     )
-    expect(page.locator("#banner .text")).to_have_text(f"{iso('Bob')}'s turn")
+    expect(page.locator("#banner .text")).to_have_text(f"{iso('Zoë')}'s turn")
     first = api.seen("events")[0]
-    assert first["query"] == {"game": str(GAME), "after": "34"}
+    assert first["query"] == {"game": str(GAME), "after": str(first_view["version"])}
     assert first["headers"]["authorization"] == f"tma {INIT_DATA}"
     # the stream ended: about a second later the page asks again, after the last version shown
     until(page, lambda: len(api.seen("events")) >= 2)
-    assert api.seen("events")[1]["query"]["after"] == "36"
+    assert api.seen("events")[1]["query"]["after"] == str(newer["version"])
 
 
 def test_a_failing_stream_falls_back_to_polling(open_page: Opener) -> None:
     def broken(api: FakeApi) -> None:
         api.errors["events"] = (502, {"error": "bad gateway"})
 
-    page, api = open_page(running_view(), before=broken, fake_clock=True)
+    page, api = open_page(scenes.running().view(), before=broken, fake_clock=True)
     for tries in (1, 2):  # each failure: another try a second later
         until(page, lambda n=tries: len(api.seen("events")) == n)
         page.clock.run_for(1100)
@@ -804,10 +755,10 @@ def test_a_failing_stream_falls_back_to_polling(open_page: Opener) -> None:
 
 
 def test_the_podium_lists_the_others_in_their_finishing_order(open_page: Opener) -> None:
-    view = finished_view()
-    places = {BOB: 1, ANA: 2, ZOE: 2, EVE: 4, CURLY: 5, RTL: 6}
-    for one in view["seats"]:
-        one["place"] = places.get(one["player"])
+    view = scenes.finished().view()
+    places = {one["player"]: one["place"] for one in view["seats"]}
+    # Ana, Curly and Rtl went out in the same round; Zoë the round before, Eve before her
+    assert places == {BOB: 1, ANA: 2, CURLY: 2, RTL: 2, ZOE: 5, EVE: 6}
     page, _ = open_page(view)
     names = {one["player"]: one["name"] for one in view["seats"]}
     expected = sorted((p for p in places if p != BOB), key=lambda p: places[p])
@@ -818,31 +769,24 @@ def test_the_podium_lists_the_others_in_their_finishing_order(open_page: Opener)
 
 
 def real_views(seed: int, seat: int, moments: int) -> list[dict[str, Any]]:
-    """The views ``seat`` is sent while a real game is played (``Snapshot.view``, as the
-    server sends them), at ``moments`` points of it: not a hand-written fixture."""
-    import random
-    from datetime import UTC, datetime
-
-    from cuckoo_bot.app.live import Seen
-    from cuckoo_bot.app.model import Player
-    from cuckoo_bot.domain.engine import apply, new_game
-    from cuckoo_bot.domain.rules import HouseRules
-    from cuckoo_bot.transport.webapp.view import Snapshot
-    from tests.unit.app.test_live import _game, _next
-
+    """The views ``seat`` is sent at ``moments`` points of a game played at random (four
+    moves apart)."""
     rng = random.Random(seed)
-    seated = [ANA, BOB, ZOE, CURLY]
-    state = new_game(seated, HouseRules(), seated[0])
+    scene = scenes.Scene({p: f"P{p}" for p in (ANA, BOB, ZOE, CURLY)}, dealer=ANA).start()
     views = []
     for step in range(moments * 4):
-        if state.finished:
+        if scene.status is not GameStatus.RUNNING:
             break
-        state, _ = apply(state, _next(state, rng))
+        state = scene.playing
+        options = legal_actions(state)
+        if state.needs_deal:
+            scene.do(Deal(STANDARD.shuffled(rng)))
+        elif not options or rng.random() < 0.1:
+            scene.do(Timeout(state.turn))
+        else:
+            scene.do(rng.choice(options))
         if step % 4 == 3:
-            people = {p: Player(id=p, first_name=f"P{p}") for p in seated}
-            shot = Snapshot(Seen(_game(state), people, "en"), {p: f"P{p}" for p in seated})
-            now = datetime(2026, 12, 1, 0, 0, 30, tzinfo=UTC)
-            views.append({**shot.view(seat, now), "strings": dict(STRINGS)})
+            views.append(scene.view(seat))
     return views
 
 

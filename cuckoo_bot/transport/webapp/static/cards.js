@@ -1,16 +1,13 @@
 // @ts-check
-/* The cards as SVG, built only from a validated card code (the only markup the page builds
- * from strings), the card back, and the hearts of a seat's lives. */
+/* The cards as SVG, built from the faces a view sends (checked, their texts escaped: the only
+ * markup the page builds from strings), the card back, and the hearts of a seat's lives. */
+
+/** @typedef {import("./contract.js").FaceJson} FaceJson */
 
 // -- cards ---------------------------------------------------------------------------------------
+// The page knows no deck: the server sends the face of each card a view shows (``faces.py``),
+// and the page draws it from that alone.
 
-export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-export const SUITS = {
-  C: { symbol: "♣", red: false },
-  D: { symbol: "♦", red: true },
-  H: { symbol: "♥", red: true },
-  S: { symbol: "♠", red: false },
-};
 export const RED = "#d0312d";
 export const BLACK = "#1b1c20";
 
@@ -35,16 +32,42 @@ export const PIPS = {
   10: [[-1, 0], [1, 0], [0, 1 / 6], [-1, 1 / 3], [1, 1 / 3], [-1, 2 / 3], [1, 2 / 3], [0, 5 / 6], [-1, 1], [1, 1]],
 };
 
-/** {rank, suit} of a card code ("AS", "10H", "KD"), or null. */
-export function parseCard(code) {
-  const m = /^(A|[2-9]|10|J|Q|K)([CDHS])$/.exec(typeof code === "string" ? code : "");
-  return m ? { rank: m[1], suit: m[2] } : null;
+/** ``text`` made safe in SVG markup, as an element's text or an attribute's value. */
+export function esc(text) {
+  return String(text).replace(/[&<>"']/g, function (c) {
+    return "&#" + c.charCodeAt(0) + ";";
+  });
 }
 
-/** The card's name for people: "Q♥". */
-export function cardLabel(code) {
-  const card = parseCard(code);
-  return card ? card.rank + SUITS[card.suit].symbol : "";
+/** @param {object} obj @param {any} key */
+function has(obj, key) {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/**
+ * ``face`` if the page can draw it (a suit it has the shape of, pips it has a layout for,
+ * texts where texts go), else null: whatever a view holds, nothing else is drawn.
+ * @param {any} face
+ * @returns {FaceJson | null}
+ */
+export function checkedFace(face) {
+  if (!face || typeof face !== "object") return null;
+  const texts = typeof face.label === "string" && typeof face.corner === "string" &&
+    typeof face.picture === "string";
+  const pips = face.pips === 0 || face.pips === 1 || (Number.isInteger(face.pips) && has(PIPS, face.pips));
+  return texts && pips && has(SUIT_PATHS, face.suit) && typeof face.red === "boolean" ? face : null;
+}
+
+/**
+ * The face of the card ``code`` as ``view`` sends it (its ``faces``), or null: a card the
+ * view sends no face for is never drawn face up.
+ * @param {any} view
+ * @param {any} code
+ * @returns {FaceJson | null}
+ */
+export function faceOf(view, code) {
+  const faces = view && view.faces && typeof view.faces === "object" ? view.faces : {};
+  return typeof code === "string" && has(faces, code) ? checkedFace(faces[code]) : null;
 }
 
 export function r1(n) {
@@ -62,38 +85,38 @@ export function pip(suit, cx, cy, size, flip) {
 
 /**
  * One card face as an SVG string (viewBox 100 x 140): a big corner index top left and,
- * turned, bottom right; pips for 2-10, one big suit for the Ace, a framed letter for J Q K.
- * Only a valid card code gets here; anything else draws the back.
+ * turned, bottom right; in the middle the pips, one big suit (an Ace) or a framed picture.
+ * Its texts are escaped; anything that is not a face (``checkedFace``) draws the back.
+ * @param {any} face
+ * @param {string} code the card's code, as the seats name it
  */
-export function cardSvg(code) {
-  const card = parseCard(code);
+export function cardSvg(face, code) {
+  const card = checkedFace(face);
   if (!card) return backSvg();
-  const colour = SUITS[card.suit].red ? RED : BLACK;
-  const ten = card.rank === "10";
+  const colour = card.red ? RED : BLACK;
+  const long = card.corner.length > 1;
   const index =
-    '<text x="13" y="31" text-anchor="middle" font-size="' + (ten ? 25 : 30) + '"' +
-    (ten ? ' letter-spacing="-2"' : "") + ' font-weight="700">' + card.rank + "</text>" +
+    '<text x="13" y="31" text-anchor="middle" font-size="' + (long ? 25 : 30) + '"' +
+    (long ? ' letter-spacing="-2"' : "") + ' font-weight="700">' + esc(card.corner) + "</text>" +
     pip(card.suit, 13, 43, 15, false);
   let middle = "";
-  if (card.rank === "A") {
+  if (card.pips === 1) {
     middle = pip(card.suit, 50, 70, 46, false);
-  } else if (card.rank === "J" || card.rank === "Q" || card.rank === "K") {
+  } else if (card.pips === 0) {
     middle =
       '<rect x="25" y="22" width="50" height="96" rx="6" fill="' + colour +
       '" fill-opacity=".08" stroke="' + colour + '" stroke-width="2"/>' +
       '<text x="50" y="86" text-anchor="middle" font-size="46" font-weight="700">' +
-      card.rank + "</text>" + pip(card.suit, 50, 36, 17, false) + pip(card.suit, 50, 104, 17, true);
+      esc(card.picture) + "</text>" + pip(card.suit, 50, 36, 17, false) +
+      pip(card.suit, 50, 104, 17, true);
   } else {
-    const layout = PIPS[Number(card.rank)];
-    for (const [col, row] of layout) {
-      const cx = 50 + col * 17;
-      const cy = 34 + row * 72;
-      middle += pip(card.suit, cx, cy, 17, row > 0.5);
+    for (const [col, row] of PIPS[card.pips]) {
+      middle += pip(card.suit, 50 + col * 17, 34 + row * 72, 17, row > 0.5);
     }
   }
   return (
     '<svg class="svgcard" viewBox="0 0 100 140" xmlns="http://www.w3.org/2000/svg" role="img"' +
-    ' aria-label="' + cardLabel(code) + '" data-card="' + code + '">' +
+    ' aria-label="' + esc(card.label) + '" data-card="' + esc(code) + '">' +
     '<rect x="1" y="1" width="98" height="138" rx="9" fill="#fff" stroke="#c9ccd3" stroke-width="1.5"/>' +
     '<g fill="' + colour + '" font-family="system-ui,-apple-system,Segoe UI,Roboto,sans-serif">' +
     index + '<g transform="rotate(180 50 70)">' + index + "</g>" + middle + "</g></svg>"

@@ -2,6 +2,17 @@
 // (python -m cuckoo_bot.transport.webapp.contract): do not edit by hand.
 
 /**
+ * A card's face as the page draws it: the page knows no deck, it draws what it is told.
+ * @typedef {Object} FaceJson
+ * @property {string} label
+ * @property {string} corner
+ * @property {"C" | "D" | "H" | "S"} suit
+ * @property {boolean} red
+ * @property {number} pips
+ * @property {string} picture
+ */
+
+/**
  * One seat as a viewer may see it.
  * @typedef {Object} SeatJson
  * @property {number} player
@@ -34,6 +45,7 @@
  * @property {number[]} winners
  * @property {number} max_lives
  * @property {SeatJson[]} seats
+ * @property {Object<string, FaceJson>} faces
  * @property {string} lang
  */
 
@@ -54,6 +66,7 @@
  * @property {number[]} winners
  * @property {number} max_lives
  * @property {SeatJson[]} seats
+ * @property {Object<string, FaceJson>} faces
  * @property {string} lang
  * @property {string} now
  */
@@ -75,6 +88,7 @@
  * @property {number[]} winners
  * @property {number} max_lives
  * @property {SeatJson[]} seats
+ * @property {Object<string, FaceJson>} faces
  * @property {string} lang
  * @property {string} now
  * @property {Object<string, string>} [strings]

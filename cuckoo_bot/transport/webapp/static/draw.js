@@ -5,7 +5,7 @@
 /** @typedef {import("./contract.js").PageView} PageView */
 /** @typedef {import("./contract.js").SeatJson} SeatJson */
 
-import { backSvg, cardLabel, cardSvg, heartSvg } from "./cards.js";
+import { backSvg, cardSvg, heartSvg } from "./cards.js";
 import { banner, isWarning, layoutFor, prompt, remainingMs, ringPositions, seatModel, seatOf, secondsLeft } from "./model.js";
 import { $, S, el } from "./page.js";
 import { again, move, setConn } from "./stream.js";
@@ -29,10 +29,10 @@ export function cardNode(model, flip) {
   inner.appendChild(back);
   if (model.face === "up") {
     const front = el("div", "face front");
-    front.innerHTML = cardSvg(model.card); // a validated code only (seatModel)
+    front.innerHTML = cardSvg(model.front, model.card); // a checked face, escaped (cards.js)
     inner.appendChild(front);
     wrap.setAttribute("role", "img");
-    wrap.setAttribute("aria-label", cardLabel(model.card));
+    wrap.setAttribute("aria-label", model.front ? model.front.label : "");
     if (flip) {
       wrap.classList.add("flip");
       requestAnimationFrame(function () {
@@ -79,7 +79,7 @@ export function seatNode(model, flip) {
   }
   if (model.shown) {
     const king = el("div", "shown");
-    king.innerHTML = cardSvg(model.shown); // a King's code, checked by seatModel
+    king.innerHTML = cardSvg(model.shownFace, model.shown); // the blocking card (seatModel)
     slot.appendChild(king);
   }
   seat.appendChild(slot);

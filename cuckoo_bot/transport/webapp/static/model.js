@@ -6,7 +6,7 @@
 /** @typedef {import("./contract.js").PageView} PageView */
 /** @typedef {import("./contract.js").SeatJson} SeatJson */
 
-import { parseCard } from "./cards.js";
+import { faceOf } from "./cards.js";
 
 // What the page says before any View has brought the game's own texts (the catalogs' English,
 // kept equal to cuckoo_bot/i18n/messages.py's web_ entries by the page's tests).
@@ -265,7 +265,8 @@ export function seatModel(view, seat, t) {
   const you = view.viewer !== null && view.viewer !== undefined && seat.player === view.viewer;
   const playing = view.status === "running" || view.status === "finished";
   const revealed = !!view.revealed;
-  const code = parseCard(seat.card) ? seat.card : null;
+  const front = faceOf(view, seat.card); // only a card whose face the view sends
+  const code = front ? seat.card : null;
   let face = "none";
   if (playing && code && (revealed || you)) face = "up";
   else if (view.status === "running" && !seat.out && !revealed) face = "down";
@@ -289,8 +290,9 @@ export function seatModel(view, seat, t) {
     });
     tone = seat.acted === "blocked" || seat.acted === "cut_blocked" ? "king" : "done";
   }
-  const shown =
-    view.status === "running" && !revealed && /^K[CDHS]$/.test(seat.shown || "") ? seat.shown : null;
+  // a card shown to the table is the one that blocked this seat's swap or cut, until the reveal
+  const blocked = seat.acted === "blocked" || seat.acted === "cut_blocked";
+  const shownFace = view.status === "running" && !revealed && blocked ? faceOf(view, seat.shown) : null;
   const max = Math.max(view.max_lives || 0, seat.lives || 0);
   const lives = Math.max(0, seat.lives || 0);
   const breaking = lost ? 1 : 0;
@@ -303,9 +305,11 @@ export function seatModel(view, seat, t) {
     turn: turn,
     face: face,
     card: face === "up" ? code : null,
+    front: face === "up" ? front : null,
     status: status,
     tone: tone,
-    shown: shown,
+    shown: shownFace ? seat.shown : null,
+    shownFace: shownFace,
     lost: lost,
     hearts: {
       full: lives,

@@ -13,7 +13,7 @@
  * The only markup built from strings is the cards' SVG, and only from a validated card code.
  */
 
-import { RANKS, SUITS, backSvg, cardLabel, cardSvg, parseCard } from "./cards.js";
+import { backSvg, cardSvg, checkedFace, esc, faceOf } from "./cards.js";
 import { render, tick } from "./draw.js";
 import { FALLBACK, TELEGRAM_WAIT_MS, apiBase, banner, fmt, isDark, isNewer, isWarning, iso, layoutFor, nextActive, parseIso, parseLaunch, parseSse, prompt, remainingMs, ringPositions, seatModel, secondsLeft, texts, themeVars } from "./model.js";
 import { S, applyTheme, tg } from "./page.js";
@@ -40,12 +40,11 @@ const api = {
   ringPositions: ringPositions,
   banner: banner,
   prompt: prompt,
-  parseCard: parseCard,
-  cardLabel: cardLabel,
+  checkedFace: checkedFace,
+  faceOf: faceOf,
+  esc: esc,
   cardSvg: cardSvg,
   backSvg: backSvg,
-  RANKS: RANKS,
-  SUITS: Object.keys(SUITS),
 };
 /** @type {any} */ (window).CuckooTable = api; // the page's tests call the pure functions
 

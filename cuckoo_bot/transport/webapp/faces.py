@@ -1,0 +1,35 @@
+"""The card faces the page draws, sent with each view (``TableJson.faces``).
+
+The page knows no deck: it draws a face from what it is told here (the corner's index, the
+suit's shape, how many shapes in the middle, or a framed picture), so a new deck is a new
+function beside ``standard`` and nothing in the page's code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cuckoo_bot.domain.cards import JACK, Card, Suit
+from cuckoo_bot.transport.render.common import card_label
+from cuckoo_bot.transport.webapp.contract import FaceJson
+
+_RED = frozenset({Suit.HEARTS, Suit.DIAMONDS})
+
+
+def standard(card: Card) -> FaceJson:
+    """A card of the 52: pips for 2 to 10, one big suit for the Ace, a framed letter for
+    J, Q and K."""
+    picture = card.rank >= JACK
+    return {
+        "label": card_label(card.code),
+        "corner": card.rank_code,
+        "suit": card.suit.value,
+        "red": card.suit in _RED,
+        "pips": 0 if picture else card.rank,  # an Ace: 1
+        "picture": card.rank_code if picture else "",
+    }
+
+
+def faces(codes: Iterable[str | None]) -> dict[str, FaceJson]:
+    """The face of each card named in ``codes`` (None: no card), by its code."""
+    return {code: standard(Card.from_code(code)) for code in codes if code is not None}
