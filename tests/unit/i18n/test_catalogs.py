@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -462,3 +463,13 @@ def test_the_catalogs_are_the_languages_listed_once() -> None:
     folders = {p.name for p in translator.LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir()}
     assert folders == set(TRANSLATED)
     assert SOURCE_LANGUAGE in ALL
+    # setuptools wants a data folder named among the packages (else each build warns that it
+    # "would be ignored"): pyproject.toml's list follows the languages too.
+    config = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text())
+    prefix = "cuckoo_bot.i18n.locales."
+    packaged = {
+        name.removeprefix(prefix).split(".")[0]
+        for name in config["tool"]["setuptools"]["packages"]
+        if name.startswith(prefix)
+    }
+    assert packaged == set(TRANSLATED)
