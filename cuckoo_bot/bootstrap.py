@@ -261,11 +261,11 @@ async def _serve(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signal in (SIGINT, SIGTERM):
         loop.add_signal_handler(signal, stop.set)
-    shown = make_url(settings.database_url).render_as_string(hide_password=True)
+    printable = make_url(settings.database_url).render_as_string(hide_password=True)
     try:
         if await runtime.serving.start(stop):
             mode = "serving the webhook" if runtime.serving.webhook else "polling"
-            log.info("cuckoo-bot is %s; database %s", mode, shown)
+            log.info("cuckoo-bot is %s; database %s", mode, printable)
             await stop.wait()
         log.info("stopping")
     finally:

@@ -162,8 +162,8 @@ def _change(stored: Chat, name: str, raw: str) -> Outcome:
         setting.apply(stored, value)
     except InvalidSettings as error:
         return refused(ReplyCode.INVALID_SETTING, name=name, detail=str(error))
-    shown = value.value if isinstance(value, Enum) else value
-    return Outcome(reply=Reply(ReplyCode.SETTING_CHANGED, {"name": name, "value": shown}))
+    said = value.value if isinstance(value, Enum) else value
+    return Outcome(reply=Reply(ReplyCode.SETTING_CHANGED, {"name": name, "value": said}))
 
 
 async def chat_migrated(deps: Deps, old_id: int, new_id: int) -> Outcome:

@@ -73,7 +73,7 @@ async def upgrade(url: str | URL, revision: str = "head") -> None:
     """Apply the migrations up to ``revision`` (all pending ones by default)."""
     logger.info("upgrading the database to %s", revision)
     try:
-        shown = make_url(url).render_as_string(hide_password=True)
+        printable = make_url(url).render_as_string(hide_password=True)
     except ArgumentError as exc:
         raise DatabaseUnusable(f"not a database URL: {exc}") from exc
     try:
@@ -83,7 +83,7 @@ async def upgrade(url: str | URL, revision: str = "head") -> None:
     except (OSError, TimeoutError, DBAPIError) as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         parsed = make_url(url)
-        where = shown
+        where = printable
         if parsed.get_backend_name() == "sqlite" and parsed.database:
             where = "the file " + parsed.database.removeprefix("file:").split("?")[0]
         said = reason[0].strip("'\" ") if reason else repr(exc)

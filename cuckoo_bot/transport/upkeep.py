@@ -116,7 +116,7 @@ class Upkeep:
         for game_id in repaired:
             log.warning("game %s: no message asked its turn with keys; asked again", game_id)
             self.metrics.repaired("prompt")
-        tables, shown = await repair.untold(deps)
+        tables, again = await repair.untold(deps)
         for table in tables:
             log.warning(
                 "game %s: no message showed the table of round %s; shown again",
@@ -124,6 +124,6 @@ class Upkeep:
                 table.round,
             )
             self.metrics.repaired("table")
-        batch.extend(shown)
+        batch.extend(again)
         if batch:
             await self.courier.deliver(batch)

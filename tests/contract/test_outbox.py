@@ -223,15 +223,15 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     assert await held(two) == {ANN}  # shown: no longer in hand
     async with two(read_only=True) as uow:  # and shown since a batch read the chats
         found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None}, since=read)
-        assert (found.held, found.shown) == ({ANN}, {CHAT_ID})
+        assert (found.held, found.told_since) == ({ANN}, {CHAT_ID})
         found = await uow.outbox.elsewhere({CHAT_ID: older, ANN: None}, since=read)
-        assert (found.held, found.shown) == ({ANN}, frozenset())  # not older than the batch's
+        assert (found.held, found.told_since) == ({ANN}, frozenset())  # not older than the batch's
         found = await uow.outbox.elsewhere({CHAT_ID: None}, since=clock.now())
-        assert found.shown == {CHAT_ID}  # at that very moment counts
+        assert found.told_since == {CHAT_ID}  # at that very moment counts
         found = await uow.outbox.elsewhere(
             {CHAT_ID: None}, since=clock.now() + timedelta(seconds=1)
         )
-        assert found.shown == frozenset()  # not since then
+        assert found.told_since == frozenset()  # not since then
     clock.advance(seconds=LEASE.total_seconds())
     assert await held(two) == frozenset()  # "one" died: its lease ran out
     assert await held(one) == frozenset()  # and "two"'s too

@@ -74,7 +74,7 @@ class Elsewhere:
     left: frozenset[int] = frozenset()
     # Chats where a notice was shown since the batch read the chats' messages: what it read
     # there may be out of date.
-    shown: frozenset[int] = frozenset()
+    told_since: frozenset[int] = frozenset()
     # Private chats where a message was sent at ``paced_since`` or later, and when the newest
     # was: Telegram takes about one a second in a chat, whichever instance sends it.
     sent: Mapping[int, datetime] = field(default_factory=dict)
@@ -91,16 +91,16 @@ class Elsewhere:
         store's own query chose which rows to give."""
         held: set[int] = set()
         left: set[int] = set()
-        shown: set[int] = set()
+        told_since: set[int] = set()
         sent: dict[int, datetime] = {}
         for chat, at, kind, was_shown, holds in rows:
             if at is None:
                 (held if holds else left).add(chat)
                 continue
             if since is not None and at >= since and was_shown:
-                shown.add(chat)
+                told_since.add(chat)
             # A prompt's answer edits it: Telegram paces the messages sent, not edits.
             paced = paced_since is not None and at >= paced_since and chat > 0
             if paced and kind != NoticeKind.PLAYED.value and (chat not in sent or at > sent[chat]):
                 sent[chat] = at
-        return cls(frozenset(held), frozenset(left - held), frozenset(shown), sent)
+        return cls(frozenset(held), frozenset(left - held), frozenset(told_since), sent)

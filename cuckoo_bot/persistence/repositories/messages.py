@@ -104,13 +104,13 @@ class SqlMessages:
 
     async def record(self, delivered: Sequence[Delivered]) -> None:
         """Merge what the notices showed into their messages' rows (one statement)."""
-        shown = [d for d in delivered if d.message_id is not None]
-        if not shown:
+        sent = [d for d in delivered if d.message_id is not None]
+        if not sent:
             return
         notices = table_of(OutboxRow)
         # The chat, the game and the kind are the notice's, read in the same statement.
         report = select(*reported(notices.c)).where(notices.c.id == bindparam("n"))
-        await self._s.session.execute(merge(self._s, report), reports(shown, self._s.now()))
+        await self._s.session.execute(merge(self._s, report), reports(sent, self._s.now()))
 
     async def get(self, chat_id: int, message_id: int) -> Message | None:
         row = await self._s.row(

@@ -149,13 +149,13 @@ class SqlOutbox:
             or_(OutboxRow.claimed_by.is_(None), OutboxRow.claimed_by != self._s.instance),
         )
         either = [held, left]
-        shown = OutboxRow.error.is_(None)  # done, and not refused or superseded
+        told = OutboxRow.error.is_(None)  # done, and not refused or superseded
         if since is not None:
-            either.append(and_(OutboxRow.sent_at >= since, shown))
+            either.append(and_(OutboxRow.sent_at >= since, told))
         if paced_since is not None:
             either.append(and_(OutboxRow.chat_id > 0, OutboxRow.sent_at >= paced_since))
         rows = await self._s.session.execute(
-            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, shown, held).where(
+            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, told, held).where(
                 or_(*older), or_(*either)
             )
         )

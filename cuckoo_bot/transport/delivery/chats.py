@@ -23,7 +23,7 @@ from cuckoo_bot.transport.delivery.group import GroupLane
 from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.lanes import Lane
 from cuckoo_bot.transport.delivery.private import PrivateLane
-from cuckoo_bot.transport.delivery.results import LaneResult, Shown
+from cuckoo_bot.transport.delivery.results import LaneResult, Marks
 from cuckoo_bot.transport.delivery.tools import Tools
 from cuckoo_bot.transport.flood import Floods
 
@@ -85,7 +85,7 @@ class Chats:
         known: Known,
         from_store: bool,
         claimed: set[int],
-        shown: Shown,
+        marks: Marks,
     ) -> LaneResult:
         logfields.bind(chat_id=chat_id, game_id=notices[0].game_id if notices else None)
         chats = self
@@ -100,14 +100,14 @@ class Chats:
                     claimed |= {n.id for n in taken.notices}
                     notices, known = taken.notices, Known(taken)
                 chats.waiting.discard(chat_id)
-                lane = chats.lane(chat_id, known, shown)
+                lane = chats.lane(chat_id, known, marks)
                 result = await lane.run(notices)
-                await shown.lane_done(self.tools)
+                await marks.lane_done(self.tools)
                 if result.waiting:
                     chats.waiting.add(chat_id)
                 if result.waiting or result.deferred:
                     chats.wake(chat_id)
-                chats.note(chat_id, result.shown)
+                chats.note(chat_id, result.messages)
                 return result
         except Exception:
             # One chat's fault must not cost the others their marks: what this lane did is
@@ -152,18 +152,18 @@ class Chats:
             known.newest[chat_id] = max(known.newest.get(chat_id, 0), seen)
         return known
 
-    def note(self, chat_id: int, shown: list[SentMessage]) -> None:
-        if not shown:
+    def note(self, chat_id: int, messages: list[SentMessage]) -> None:
+        if not messages:
             return
         recent = dict(self._recent.get(chat_id, {}))
-        for sent in shown:
+        for sent in messages:
             recent[sent.message_id] = sent
         # The newest few messages of the chat are all a later lane can need.
         self._recent[chat_id] = dict(sorted(recent.items())[-RECENT_PER_CHAT:])
 
-    def lane(self, chat_id: int, known: Known, shown: Shown) -> PrivateLane | GroupLane:
+    def lane(self, chat_id: int, known: Known, marks: Marks) -> PrivateLane | GroupLane:
         kind = PrivateLane if chat_id > 0 else GroupLane
-        return kind(self.tools, chat_id, self.recall(chat_id, known), shown)
+        return kind(self.tools, chat_id, self.recall(chat_id, known), marks)
 
     async def tidy(self, chat_id: int, since: int) -> None:
         """A chat in doubt (a send whose answer was lost, a prompt another process may have
@@ -172,7 +172,7 @@ class Chats:
         async with self.lock(chat_id):
             if not self.tools.doubted(chat_id):
                 return
-            lane = self.lane(chat_id, Known(Batch([])), Shown())
+            lane = self.lane(chat_id, Known(Batch([])), Marks())
             try:
                 await lane.tidy(since)
             except Exception as exc:
@@ -189,7 +189,7 @@ class Chats:
         chat, message_id = copy.chat_id, copy.message_id
         assert message_id is not None
         async with self.lock(chat):
-            lane = self.lane(chat, Known(Batch([])), Shown())
+            lane = self.lane(chat, Known(Batch([])), Marks())
             if not await lane.spend():
                 return  # the group's budget is spent: at a later sweep
             try:

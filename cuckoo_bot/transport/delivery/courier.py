@@ -36,7 +36,7 @@ from cuckoo_bot.transport.delivery.background import Background
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.chats import Chats
 from cuckoo_bot.transport.delivery.known import Known
-from cuckoo_bot.transport.delivery.results import Shown
+from cuckoo_bot.transport.delivery.results import Marks
 from cuckoo_bot.transport.delivery.tools import Tools
 from cuckoo_bot.transport.flood import Floods
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
@@ -132,9 +132,9 @@ class Courier(Background):
         handled = await self._deliver(batch, from_store=True)
         if chat_id is None:
             self.tools.learn_doubts(await outbox.doubts(self.deps))
-        shown = {n.chat_id for n in batch.notices}
+        chats = {n.chat_id for n in batch.notices}
         for doubted, since in self.tools.doubts(chat_id).items():
-            if doubted not in shown:
+            if doubted not in chats:
                 await self.chats.tidy(doubted, since)
         if chat_id is None:
             for copy in await outbox.copies(self.deps):
@@ -187,7 +187,7 @@ class Courier(Background):
         claimed: set[int] = set()  # notices a lane read back from the outbox for its chat
         self._in_flight |= ids
         self.tools.hold(notices, batch.claimed_at)
-        shown = Shown()  # every lane's result so far, even one cut short
+        marks = Marks()  # every lane's result so far, even one cut short
         try:
             known = Known(batch)
             by_chat: dict[int, list[Notice]] = {}
@@ -199,7 +199,7 @@ class Courier(Background):
             try:
                 results = await asyncio.gather(
                     *(
-                        self.chats.run(chat, items, known, from_store, claimed, shown)
+                        self.chats.run(chat, items, known, from_store, claimed, marks)
                         if chat not in behind
                         else self.chats.after_elsewhere(chat)
                         for chat, items in by_chat.items()
@@ -208,7 +208,7 @@ class Courier(Background):
             except asyncio.CancelledError:
                 # Shutting down: what was shown is marked (briefly), the rest stays claimable.
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(shown.mark(self.tools), timeout=2)
+                    await asyncio.wait_for(marks.mark(self.tools), timeout=2)
                 raise
             report = Report(
                 delivered=[d for result in results for d in result.unmarked()],

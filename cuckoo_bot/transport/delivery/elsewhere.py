@@ -33,7 +33,7 @@ async def behind(
         tools.pacer.sent(chat, ago=(now - at).total_seconds())
     stale = {
         n.game_id
-        for chat in found.shown - found.held
+        for chat in found.told_since - found.held
         for n in by_chat[chat]
         if n.game_id is not None
     }

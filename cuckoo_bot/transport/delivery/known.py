@@ -27,7 +27,7 @@ class Known:
         # next deal edits it).
         self.newest_of: dict[tuple[NoticeKind, int, int], SentMessage] = {}
         self.newest: dict[int, int] = {}  # chat: the newest message the bot sent there
-        self.shown: dict[int, set[int]] = {}  # chat: every message known to show a notice
+        self.telling: dict[int, set[int]] = {}  # chat: every message known to show a notice
         for sent in batch.sent:
             self.remember(sent)
 
@@ -35,7 +35,7 @@ class Known:
         notice = sent.notice
         chat, game = notice.chat_id, notice.game_id or 0
         self.newest[chat] = max(self.newest.get(chat, 0), sent.newest, sent.message_id)
-        self.shown.setdefault(chat, set()).add(sent.message_id)
+        self.telling.setdefault(chat, set()).add(sent.message_id)
         if notice.kind in _NEWEST:
             known = self.newest_of.get((notice.kind, chat, game))
             if known is None or known.notice.id < notice.id:

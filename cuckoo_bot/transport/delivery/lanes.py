@@ -16,7 +16,7 @@ from cuckoo_bot.app.notices import FOLDED, Delivered, Notice, SentMessage
 from cuckoo_bot.transport.delivery import orphans
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.known import ChatView, Known
-from cuckoo_bot.transport.delivery.results import LaneResult, Shown
+from cuckoo_bot.transport.delivery.results import LaneResult, Marks
 from cuckoo_bot.transport.delivery.steps import (
     CALLS,
     FENCED,
@@ -47,13 +47,13 @@ class Lane:
     kind of lane says how a notice looks (``render``), what a call costs (``spend``) and which
     faults it gets over (``fault``)."""
 
-    def __init__(self, tools: Tools, chat_id: int, known: Known, shown: Shown) -> None:
+    def __init__(self, tools: Tools, chat_id: int, known: Known, marks: Marks) -> None:
         self.tools = tools
         self.chat_id = chat_id
         self.known = known
         self.result = LaneResult()
-        self.shown = shown  # the batch's lanes, this one among them
-        shown.results.append(self.result)
+        self.marks = marks  # the batch's lanes, this one among them
+        marks.results.append(self.result)
         self.holding: tuple[Notice, ...] = ()  # the notices this run shows (``holds``)
 
     def view(self) -> ChatView:
@@ -226,14 +226,14 @@ class Lane:
             newest = max(self.known.newest.get(self.chat_id, 0), message_id)
             sent = SentMessage(notice, message_id, keys, newest)
             self.known.remember(sent)
-            self.result.shown.append(sent)
+            self.result.messages.append(sent)
 
     def _gone(self, old: SentMessage) -> None:
         """``old`` has no keys any more."""
         self.result.delivered.append(self.tools.keys_gone(old))
         cleared = SentMessage(old.notice, old.message_id, False, old.newest)
         self.known.remember(cleared)
-        self.result.shown.append(cleared)
+        self.result.messages.append(cleared)
 
     def _folded(self, folded: tuple[Notice, ...]) -> None:
         """Rounds folded under a table are shown by its message (no call of their own). They

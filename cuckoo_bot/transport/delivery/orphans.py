@@ -48,7 +48,7 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
         return
     ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
     known = {d.message_id for d in lane.result.delivered if d.message_id}
-    known |= lane.known.shown.get(chat, set())
+    known |= lane.known.telling.get(chat, set())
     for message_id in [m for m in ids if m not in known][:GAP]:
         # The rest when the chat's budget allows, or (the claims having run out meanwhile)
         # once no other instance is showing something there.

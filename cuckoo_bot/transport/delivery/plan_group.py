@@ -99,44 +99,44 @@ def _outdated(notice: Notice, known: Known) -> bool:
             return True
         if game.state is not None and game.state.turn > view.turn:
             return True
-    shown = known.newest_kind(notice, NoticeKind.TABLE)
-    if shown is None or shown.notice.id < notice.id:
+    table = known.newest_kind(notice, NoticeKind.TABLE)
+    if table is None or table.notice.id < notice.id:
         return False
-    return shown.notice.round == notice.round or not view.final
+    return table.notice.round == notice.round or not view.final
 
 
 def table_message(notice: Notice, known: Known) -> SentMessage | None:
     """The message that shows this round's table, if any."""
-    shown = known.newest_kind(notice, NoticeKind.TABLE)
-    return shown if shown is not None and shown.notice.round == notice.round else None
+    table = known.newest_kind(notice, NoticeKind.TABLE)
+    return table if table is not None and table.notice.round == notice.round else None
 
 
 def _fold(notices: list[Notice], known: Known) -> dict[int, tuple[Notice, ...]]:
     """Each notice shown, with the finished rounds folded under it: a finished round that
     never had its table posted is shown under the table of an earlier finished round (a
     message never edited again), a few rounds per message."""
-    shown: dict[int, tuple[Notice, ...]] = {}  # notice id: the rounds folded under it
+    folded: dict[int, tuple[Notice, ...]] = {}  # notice id: the rounds folded under it
     carriers: dict[int | None, int] = {}
     for notice in notices:
         view = notice.payload
         if not isinstance(view, TableView):
-            shown[notice.id] = ()
+            folded[notice.id] = ()
             continue
         carrier = carriers.get(notice.game_id)
         if (
             view.final
             and carrier is not None
-            and len(shown[carrier]) < MAX_FOLDED
+            and len(folded[carrier]) < MAX_FOLDED
             and table_message(notice, known) is None
         ):
-            shown[carrier] = (*shown[carrier], notice)
+            folded[carrier] = (*folded[carrier], notice)
             continue
-        shown[notice.id] = ()
+        folded[notice.id] = ()
         if view.final:
             carriers[notice.game_id] = notice.id
         else:
             carriers.pop(notice.game_id, None)
-    return shown
+    return folded
 
 
 def _retract(notices: list[Notice], chat: ChatView) -> list[Step]:

@@ -144,15 +144,15 @@ class PrivateLane(Lane):
         if step.retell is None or game is None:
             return None
         lang = self.language(step.old.notice)
-        shown = self.tools.renderer.result(step.retell, game, lang)
-        return None if shown is None else self.recall(step.old, shown, step.old.notice)
+        told = self.tools.renderer.result(step.retell, game, lang)
+        return None if told is None else self.recall(step.old, told, step.old.notice)
 
     async def pace(self) -> None:
         if self.tools.pacer.delay(self.chat_id) > 0:
             # About to wait for the chat's pace: what the batch showed so far (this lane's and
             # the others') is marked first, so a crash during the wait cannot send it again (a
             # statement only when a lane waits and something is unmarked).
-            async with self.shown.pause(self.tools):
+            async with self.marks.pause(self.tools):
                 await self.tools.pacer.wait(self.chat_id)
 
     def sent(self) -> None:

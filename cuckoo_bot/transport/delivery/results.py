@@ -1,5 +1,5 @@
 """What became of each notice a lane handled and of the messages it showed (``LaneResult``,
-which the courier hands to the app as a report), and one batch's lanes (``Shown``), marked
+which the courier hands to the app as a report), and one batch's lanes (``Marks``), marked
 early while one waits for its chat's pace."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class LaneResult:
     migrated: list[tuple[int, int]] = field(default_factory=list)  # (old chat id, new chat id)
     waiting: bool = False  # notices left for a later run; later ones must wait behind them
     deferred: bool = False  # an update that can wait was left for a later run
-    shown: list[SentMessage] = field(default_factory=list)  # messages sent or edited
+    messages: list[SentMessage] = field(default_factory=list)  # messages sent or edited
     flushed: int = 0  # ``delivered[:flushed]`` are marked already (before a wait)
 
     finished: set[int] = field(default_factory=set)  # notices with an outcome recorded
@@ -68,7 +68,7 @@ class LaneResult:
 
 
 @dataclass
-class Shown:
+class Marks:
     """What every lane of one batch has done so far. The courier settles a batch once all its
     lanes are done; while one of them waits for its chat's pace, nothing the batch showed
     stays unmarked (a quicker lane's messages, the group's or another player's), so a crash
@@ -83,13 +83,13 @@ class Shown:
         lanes marking at once never mark one outcome twice (its tries would count twice);
         should the statement fail, it is left for the batch's settling."""
         taken = [(result, result.flushed, len(result.delivered)) for result in self.results]
-        shown = [d for result, start, end in taken for d in result.delivered[start:end]]
-        if not shown:
+        done = [d for result, start, end in taken for d in result.delivered[start:end]]
+        if not done:
             return
         for result, _, end in taken:
             result.flushed = end
         try:
-            await outbox.mark(tools.deps, shown)
+            await outbox.mark(tools.deps, done)
         except BaseException:
             for result, start, end in taken:
                 if result.flushed == end:

@@ -17,7 +17,7 @@ from cuckoo_bot.transport.handlers.common import (
     player_of,
     say,
 )
-from cuckoo_bot.transport.render import shown
+from cuckoo_bot.transport.render import user_text
 from cuckoo_bot.transport.render.story import collapsed
 from cuckoo_bot.transport.services import Services
 
@@ -72,7 +72,7 @@ async def cmd_history(update: Update, context: CuckooContext, s: Services, lang:
     user = player_of(update.effective_user)
     if await chats.reachable(s.deps, user.id) and await tell_story(s, user, story):
         blank = t(lang, "player_n", n="").strip()
-        name = shown(user.display_name, blank)
+        name = user_text(user.display_name, blank)
         await say(s, update, t(lang, "history_sent", name=name, game=game_id))
         return
     link = s.deep_link(chats.story_payload(game_id))

@@ -28,7 +28,7 @@ from cuckoo_bot.transport.render.common import (
 from cuckoo_bot.transport.render.group import GroupPart
 from cuckoo_bot.transport.render.league import LeaguePart
 from cuckoo_bot.transport.render.lobby import LobbyPart
-from cuckoo_bot.transport.render.names import NAME_LIMIT, Cast, readable, shown
+from cuckoo_bot.transport.render.names import NAME_LIMIT, Cast, readable, user_text
 from cuckoo_bot.transport.render.private import PrivatePart
 from cuckoo_bot.transport.render.replies import MAX_POPUP, ReplyPart
 from cuckoo_bot.transport.render.settings import SettingsPart
@@ -53,7 +53,7 @@ __all__ = [
     "mention",
     "name_of",
     "readable",
-    "shown",
+    "user_text",
     "utf16_len",
 ]
 

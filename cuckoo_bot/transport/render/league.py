@@ -8,7 +8,7 @@ import html
 from cuckoo_bot.app.model import Standing
 from cuckoo_bot.app.queries import League
 from cuckoo_bot.transport.render.common import Part, fit
-from cuckoo_bot.transport.render.names import FSI, PDI, graphemes, readable, shown
+from cuckoo_bot.transport.render.names import FSI, PDI, graphemes, readable, user_text
 
 NAME_WIDTH = 15  # graphemes in the table's name column
 
@@ -17,7 +17,7 @@ class LeaguePart(Part):
     def league(self, lang: str, league: League, where: str, season_label: str) -> str:
         t = self.tr.t
         lines = [
-            t(lang, "league_title", where=shown(where, "—")),
+            t(lang, "league_title", where=user_text(where, "—")),
             f"<i>{html.escape(season_label)}</i>",
             "",
         ]

@@ -118,7 +118,7 @@ def isolated(text: str) -> str:
     return f"{FSI}{html.escape(text)}{PDI}"
 
 
-def shown(raw: str, blank: str, limit: int = NAME_LIMIT) -> str:
+def user_text(raw: str, blank: str, limit: int = NAME_LIMIT) -> str:
     """A user-chosen text (a name, a group's title) ready to stand in a line of HTML; ``blank``
     when nothing of it would show."""
     return isolated(readable(raw, limit) or blank)
@@ -143,4 +143,4 @@ class Cast(dict[int, Player]):
         """The player's name, readable and isolated, HTML-escaped."""
         player = self.get(player_id)
         raw = player.display_name if player is not None else ""
-        return shown(raw, self.blank.format(n=self.number(player_id)), limit)
+        return user_text(raw, self.blank.format(n=self.number(player_id)), limit)

@@ -30,7 +30,7 @@ from cuckoo_bot.transport.render.common import (
     move_row,
     name_of,
 )
-from cuckoo_bot.transport.render.names import shown
+from cuckoo_bot.transport.render.names import user_text
 from cuckoo_bot.transport.render.replies import ReplyPart
 
 # Telegram's 🎉 message effect, one of the six every user has (getAvailableMessageEffects).
@@ -40,7 +40,7 @@ CELEBRATION = "5046509860389126442"
 class PrivatePart(ReplyPart):
     def _where(self, game: Game, round_no: int, lang: str) -> str:
         title = game.chat.title if game.chat is not None else ""
-        return self.tr.t(lang, "private_head", chat=shown(title, "Cuckoo"), round=round_no)
+        return self.tr.t(lang, "private_head", chat=user_text(title, "Cuckoo"), round=round_no)
 
     def result(self, prev: RoundResult | None, game: Game, lang: str) -> Rendered | None:
         """How the last round ended for the player; None when not known."""
@@ -168,7 +168,7 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         title = game.chat.title if game.chat is not None else ""
-        lines = [t(lang, "final_head", chat=shown(title, "Cuckoo"))]
+        lines = [t(lang, "final_head", chat=user_text(title, "Cuckoo"))]
         won = reader in note.winners
         if won and note.shared:
             others = ", ".join(name_of(players, w) for w in note.winners if w != reader)

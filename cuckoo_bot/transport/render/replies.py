@@ -20,7 +20,7 @@ from cuckoo_bot.transport.render.common import (
     name_of,
     utf16_len,
 )
-from cuckoo_bot.transport.render.names import shown
+from cuckoo_bot.transport.render.names import user_text
 
 MAX_POPUP = CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH  # 200, counted in UTF-16 units
 _TAG = re.compile(r"<[^>]+>")
@@ -35,7 +35,7 @@ class ReplyPart(Part):
 
     def welcome(self, lang: str, player: Player) -> str:
         """The first words to someone in their private chat, by name."""
-        name = shown(player.display_name, self.tr.t(lang, "player_n", n="").strip())
+        name = user_text(player.display_name, self.tr.t(lang, "player_n", n="").strip())
         return self.tr.t(lang, "welcome", name=name)
 
     def reply(self, lang: str, reply: Reply, players: Known | None = None) -> str:
@@ -49,7 +49,7 @@ class ReplyPart(Part):
             pid = params["player"]
             params["player"] = name_of(self.cast(players or {}, [pid], lang), pid)
         if "name" in params and isinstance(params["name"], str):  # a seat's name, as typed
-            params["name"] = shown(params["name"], self.tr.t(lang, "player_n", n="").strip())
+            params["name"] = user_text(params["name"], self.tr.t(lang, "player_n", n="").strip())
         for key, value in params.items():
             if key not in ("card", "king", "lives", "player", "name") and isinstance(value, str):
                 params[key] = html.escape(value)

@@ -84,7 +84,7 @@ def close(**kw: object) -> Notice:
     return note(NoticeKind.CLOSE, CloseNote(**kw))  # type: ignore[arg-type]
 
 
-def shown(notice: Notice, message_id: int, keys: bool) -> SentMessage:
+def on_screen(notice: Notice, message_id: int, keys: bool) -> SentMessage:
     return SentMessage(notice, message_id, keys, message_id)
 
 
@@ -106,7 +106,7 @@ RESULT = RoundResult(2, CARD, lost=True, lives=2)
 
 
 def test_a_card_dealt_edits_the_answered_prompt_at_the_bottom_of_the_chat() -> None:
-    answered = shown(played(4), 10, False)
+    answered = on_screen(played(4), 10, False)
     new = deal(prev=RESULT)
     assert plan(new, chat(answered)) == [
         Edit(
@@ -129,17 +129,17 @@ def test_a_card_dealt_edits_the_answered_prompt_at_the_bottom_of_the_chat() -> N
 def test_a_card_dealt_below_other_messages_tells_the_result_then_comes_as_a_new_message(
     case: str, extra: dict[str, object]
 ) -> None:
-    answered = shown(played(4), 10, False)
+    answered = on_screen(played(4), 10, False)
     messages = [answered]
     if "newest" in extra:
-        messages.append(shown(note(NoticeKind.NUDGE, NudgeNote(2, 9, NOW), id=999), 12, False))
+        messages.append(on_screen(note(NoticeKind.NUDGE, NudgeNote(2, 9, NOW), id=999), 12, False))
     new = deal(prev=RESULT)
     view = chat(*messages, doubted=bool(extra.get("doubted")))
     assert plan(new, view) == [Clear(answered, RESULT), Send(new)], case
 
 
 def test_a_card_dealt_takes_the_keys_off_every_older_prompt_and_tells_the_newest() -> None:
-    older, newer = shown(prompt(3, rnd=1), 8, True), shown(prompt(4), 9, True)
+    older, newer = on_screen(prompt(3, rnd=1), 8, True), on_screen(prompt(4), 9, True)
     new = deal(prev=RESULT)
     steps = plan(new, chat(older, newer))
     assert steps == [
@@ -158,13 +158,13 @@ def test_a_card_dealt_takes_the_keys_off_every_older_prompt_and_tells_the_newest
 
 
 def test_a_prompt_of_the_turn_in_play_follows_the_last_rounds_result_with_its_keys() -> None:
-    last = shown(prompt(3, rnd=1), 8, True)
+    last = on_screen(prompt(3, rnd=1), 8, True)
     ask = prompt(5, prev=replace(RESULT, round=1))
     assert plan(ask, chat(last)) == [Clear(last, replace(RESULT, round=1)), Send(ask)]
 
 
 def test_a_prompt_that_recalls_the_last_round_leaves_the_answered_prompt_as_it_is() -> None:
-    answered = shown(played(3, rnd=1), 8, False)
+    answered = on_screen(played(3, rnd=1), 8, False)
     ask = prompt(5, prev=replace(RESULT, round=1), last=replace(RESULT, round=1))
     assert plan(ask, chat(answered)) == [Clear(answered, None), Send(ask)]
 
@@ -173,7 +173,7 @@ def test_a_prompt_that_recalls_the_last_round_leaves_the_answered_prompt_as_it_i
 def test_a_prompt_read_back_after_its_turn_is_skipped_and_older_keys_come_off(
     maybe_shown: bool,
 ) -> None:
-    older = shown(prompt(3), 8, True)
+    older = on_screen(prompt(3), 8, True)
     late = prompt(4)
     view = chat(older, g=game(turn=6), maybe_shown=lambda n: maybe_shown)
     expected: list[Step] = [Skip(late, "turn over"), Clear(older)]
@@ -181,11 +181,11 @@ def test_a_prompt_read_back_after_its_turn_is_skipped_and_older_keys_come_off(
 
 
 def test_the_dealers_second_cut_asks_again_in_place_when_its_prompt_is_at_the_bottom() -> None:
-    first = shown(prompt(4), 9, True)
+    first = on_screen(prompt(4), 9, True)
     again = prompt(5, again=True)
     steps = plan(again, chat(first))
     assert steps == [Edit(again, first, otherwise=(Clear(first), Send(again)), keys=True)]
-    below = shown(note(NoticeKind.NUDGE, NudgeNote(2, 4, NOW)), 10, False)
+    below = on_screen(note(NoticeKind.NUDGE, NudgeNote(2, 4, NOW)), 10, False)
     assert plan(again, chat(first, below)) == [Clear(first), Send(again)]
 
 
@@ -193,7 +193,7 @@ def test_the_dealers_second_cut_asks_again_in_place_when_its_prompt_is_at_the_bo
 
 
 def test_a_move_answered_edits_the_prompt_pressed_unless_the_batch_moves_on() -> None:
-    pressed = shown(prompt(5), 9, True)
+    pressed = on_screen(prompt(5), 9, True)
     answer = played(5)
     gone = (Skip(answer, "the prompt is gone"),)
     assert plan(answer, chat(pressed)) == [Edit(answer, pressed, otherwise=gone)]
@@ -202,7 +202,7 @@ def test_a_move_answered_edits_the_prompt_pressed_unless_the_batch_moves_on() ->
 
 
 def test_a_nudge_replies_to_the_prompt_of_its_turn_only_while_the_turn_is_on() -> None:
-    asked = shown(prompt(5), 9, True)
+    asked = on_screen(prompt(5), 9, True)
     nudge = note(NoticeKind.NUDGE, NudgeNote(2, 5, NOW))
     assert plan(nudge, chat(asked)) == [Send(nudge, reply_to=9)]
     assert plan(nudge, chat(asked, g=game(turn=6))) == [Skip(nudge, "the turn is over")]
@@ -213,7 +213,7 @@ def test_a_nudge_replies_to_the_prompt_of_its_turn_only_while_the_turn_is_on() -
 
 
 def test_the_end_edits_the_last_prompt_or_comes_as_a_new_message() -> None:
-    older, last = shown(prompt(3, rnd=1), 8, True), shown(prompt(5), 9, True)
+    older, last = on_screen(prompt(3, rnd=1), 8, True), on_screen(prompt(5), 9, True)
     end = close(reason=CloseReason.CANCELLED)
     assert plan(end, chat(older, last)) == [
         Edit(end, last, otherwise=(Send(end), Clear(older)), recall=True),
@@ -224,14 +224,14 @@ def test_the_end_edits_the_last_prompt_or_comes_as_a_new_message() -> None:
 
 
 def test_a_won_game_tells_the_last_round_then_a_new_message_ends_it() -> None:
-    last = shown(played(5), 9, False)
+    last = on_screen(played(5), 9, False)
     end = close(reason=CloseReason.GAME_OVER, prev=RESULT, place=1, seats=3)
     assert plan(end, chat(last)) == [Clear(last, RESULT), Send(end)]
     assert plan(end, chat(last, doubted=True)) == [Clear(last, None), Send(end)]
 
 
 def test_play_again_too_old_takes_the_keys_off_each_end_still_showing_them() -> None:
-    ended = shown(close(reason=CloseReason.GAME_OVER, place=1), 20, True)
+    ended = on_screen(close(reason=CloseReason.GAME_OVER, place=1), 20, True)
     expired = close(reason=CloseReason.EXPIRED)
     assert plan(expired, chat(ended)) == [TakeKeys(expired, ended)]
     assert plan(expired, chat()) == [Skip(expired, "no key left to take off")]
@@ -263,7 +263,7 @@ def group(*messages: SentMessage, g: Game | None = None) -> ChatView:
 
 
 def test_only_the_newest_view_of_a_rounds_table_is_shown_on_its_message() -> None:
-    on_table = shown(table(2, turn=4), 30, False)
+    on_table = on_screen(table(2, turn=4), 30, False)
     old, new = table(2, acts=0), table(2, acts=1)
     assert plan_group.plan([old, new], group(on_table)) == [
         Skip(old, "superseded"),
@@ -274,7 +274,7 @@ def test_only_the_newest_view_of_a_rounds_table_is_shown_on_its_message() -> Non
 
 def test_a_view_already_shown_is_recorded_and_a_final_view_never_waits() -> None:
     view = table(2)
-    same = shown(replace(view, id=1), 30, False)
+    same = on_screen(replace(view, id=1), 30, False)
     assert plan_group.plan([view], group(same)) == [Unchanged(view, same)]
     end = final(2)
     assert plan_group.plan([end], group(same)) == [Edit(end, same, (Send(end),), keys=True)]
@@ -283,7 +283,7 @@ def test_a_view_already_shown_is_recorded_and_a_final_view_never_waits() -> None
 def test_a_turn_asked_in_the_group_is_skipped_once_over_and_its_old_ask_deleted() -> None:
     g = game(turn=6)
     ask_view = TurnView(2, 5, ME, (Move.KEEP,))
-    asked = shown(note(NoticeKind.TURN, ask_view, chat=GROUP), 40, True)
+    asked = on_screen(note(NoticeKind.TURN, ask_view, chat=GROUP), 40, True)
     late = note(NoticeKind.TURN, ask_view, chat=GROUP)
     now = note(NoticeKind.TURN, replace(ask_view, turn=6), chat=GROUP)
     assert plan_group.plan([late, now], group(asked, g=g)) == [
@@ -312,11 +312,11 @@ def test_a_table_asking_a_turn_the_game_left_behind_is_never_shown() -> None:
 
 def test_a_lobby_edits_its_message_and_an_old_play_again_loses_its_keys() -> None:
     lobby = note(NoticeKind.LOBBY, LobbyView(GameStatus.LOBBY, (ME,)), chat=GROUP)
-    posted = shown(replace(lobby, id=1, payload=LobbyView(GameStatus.LOBBY)), 5, True)
+    posted = on_screen(replace(lobby, id=1, payload=LobbyView(GameStatus.LOBBY)), 5, True)
     assert plan_group.plan([lobby], group(posted)) == [
         Edit(lobby, posted, (Send(lobby),), keys=True)
     ]
-    summary = shown(note(NoticeKind.GAME_OVER, GameOverView(), chat=GROUP), 50, True)
+    summary = on_screen(note(NoticeKind.GAME_OVER, GameOverView(), chat=GROUP), 50, True)
     expired = note(NoticeKind.GAME_OVER, GameOverView(expired=True), chat=GROUP)
     assert plan_group.plan([expired], group(summary)) == [TakeKeys(expired, summary)]
     assert plan_group.plan([expired], group()) == [Skip(expired, "no key left to take off")]

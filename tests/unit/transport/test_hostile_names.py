@@ -12,7 +12,7 @@ from cuckoo_bot.app.model import GameStatus, Player
 from cuckoo_bot.app.notices import GameOverView, LobbyView, TableView
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.domain.rules import HouseRules
-from cuckoo_bot.transport.render.names import FSI, NAME_LIMIT, PDI, graphemes, readable, shown
+from cuckoo_bot.transport.render.names import FSI, NAME_LIMIT, PDI, graphemes, readable, user_text
 from tests.hostile import bidi_leaks, hostile_players, isolated_names, label
 from tests.unit.app.fakes import FakeUnitOfWorkFactory
 from tests.unit.transport.test_render import LANGS, plain, played_game, preview, renderer
@@ -113,7 +113,7 @@ def test_long_names_are_shortened_between_graphemes() -> None:
 
 @given(st.text(max_size=140))
 def test_any_name_shows_isolated_readable_and_short(raw: str) -> None:
-    text = shown(raw, "Player 1")
+    text = user_text(raw, "Player 1")
     assert text.startswith(FSI) and text.endswith(PDI)
     assert not bidi_leaks(f"1. {text} +9")
     assert graphemes(readable(raw)) <= NAME_LIMIT
