@@ -75,7 +75,7 @@ class StoryPart(GroupPart):
         players = self.cast(story.players, story.game.seats, lang)
         blocks: list[list[str]] = [[t(lang, "story_title", game=story.game.id)]]
         acts: list[str] = []
-        cut = False
+        cut: bool | None = False  # this round's dealer cut a card (None: only Kings)
         dealer = 0
 
         def close_acts() -> None:
@@ -96,7 +96,10 @@ class StoryPart(GroupPart):
                 ):
                     act = _act_of(event)
                     acts.append(self._act(lang, act, players, dealer, after_cut=cut))
-                    cut = cut or isinstance(event, CardCut | CutBlocked)
+                    if isinstance(event, CardCut):
+                        cut = True
+                    elif isinstance(event, CutBlocked) and not cut:
+                        cut = None
                 elif isinstance(event, Revealed):
                     close_acts()
                     cards = " · ".join(
@@ -128,15 +131,17 @@ class StoryPart(GroupPart):
         return pages(["\n".join(block) for block in blocks])
 
     def _act(
-        self, lang: str, act: Act, players: Players, dealer: int, after_cut: bool = False
+        self, lang: str, act: Act, players: Players, dealer: int, after_cut: bool | None = False
     ) -> str:
-        """One act in the table's words, a sentence."""
+        """One act in the table's words, a sentence. A dealer's keep after a cut keeps the cut
+        card (``after_cut`` True), or their own after cutting only Kings (None)."""
         t = self.tr.t
         name = name_of(players, act.player)
         kind = act.kind
         if kind is ActKind.KEEP:
             if act.player == dealer:
-                return t(lang, "act_dealer_stands" if after_cut else "act_dealer_keep", name=name)
+                key = {True: "act_dealer_stands", None: "act_dealer_keeps_own"}
+                return t(lang, key.get(after_cut, "act_dealer_keep"), name=name)
             return t(lang, "act_keep", name=name)
         if kind is ActKind.TIMEOUT:
             return t(lang, "act_timeout", name=name)

@@ -92,28 +92,35 @@ class TablePart(Part):
         heart = hearts(lives)  # 💀 once out
         acts = [a for a in view.acts if a.player == player]
         if acts:
-            after_cut = any(a.kind in (ActKind.CUT, ActKind.CUT_BLOCKED) for a in acts[:-1])
-            return self._row_act(lang, acts[-1], name, heart, players, view.dealer, after_cut)
+            return self._row_act(lang, acts, name, heart, players, view.dealer)
         key = "row_turn" if player == view.actor else "row_waiting"
         return t(lang, key, name=name, lives=heart).rstrip()
 
     def _row_act(
         self,
         lang: str,
-        act: Act,
+        acts: list[Act],
         name: str,
         lives: str,
         players: Players,
         dealer: PlayerId,
-        after_cut: bool,
     ) -> str:
-        """A seat's row with its act (a dealer's keep after a cut keeps the cut card)."""
+        """A seat's row with its last act. A dealer who keeps after cutting keeps the cut card;
+        after a cut a King blocked (and no other cut), their own, the King still shown."""
         t = self.tr.t
+        act = acts[-1]
         kind = act.kind
         target = name_of(players, act.target) if act.target is not None else ""
         king = card_label(act.shown.code) if act.shown is not None else ""
         if kind is ActKind.KEEP and act.player == dealer:
-            key = "row_dealer_stands" if after_cut else "row_dealer_keep"
+            blocked = [a for a in acts[:-1] if a.kind is ActKind.CUT_BLOCKED and a.shown]
+            if any(a.kind is ActKind.CUT for a in acts[:-1]):
+                key = "row_dealer_stands"
+            elif blocked:
+                key = "row_dealer_keeps_own"
+                king = card_label(blocked[-1].shown.code)  # type: ignore[union-attr]
+            else:
+                key = "row_dealer_keep"
         else:
             key = f"row_{kind.value}"
         return t(lang, key, name=name, lives=lives, target=target, king=king)

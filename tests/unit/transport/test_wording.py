@@ -1,0 +1,115 @@
+"""What the game's texts say, checked against what happened: each line true to the move it
+tells, in English, Spanish and French."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player
+from cuckoo_bot.app.notices import Notice, NoticeKind, TableView
+from cuckoo_bot.app.queries import Story
+from cuckoo_bot.domain.actions import Action, Cut, Deal, Keep
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.engine import apply, new_game
+from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.state import GameState
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.render import Renderer
+from fakebotapi.html import parse_html
+
+LANGS = ("en", "es", "fr")
+NOW = datetime(2026, 12, 4, 20, 0, tzinfo=UTC)
+ANA, BOB, CAROL = 1, 2, 3  # Carol deals: Ana, Bob, then Carol
+PEOPLE = {p: Player(id=p, first_name=n) for p, n in ((ANA, "Ana"), (BOB, "Bob"), (CAROL, "Carol"))}
+renderer = Renderer(Translator())
+CAROL_SAYS = "\u2068Carol\u2069"  # a name as the texts set it: isolated
+tr = Translator()
+
+
+def plain(html_text: str) -> str:
+    text, _ = parse_html(html_text, lambda _: None)
+    return text
+
+
+def dealt(cards: list[str], stock: list[str]) -> tuple[Card, ...]:
+    """The deck for a round: ``cards`` to Ana, Bob and Carol, then ``stock`` on top of the
+    rest (what the dealer cuts first)."""
+    top = [Card.from_code(c) for c in cards + stock]
+    return tuple(top + [c for c in STANDARD.cards if c not in top])
+
+
+def played(actions: list[Action], rules: HouseRules) -> tuple[GameState, list[LogEntry]]:
+    state = new_game([ANA, BOB, CAROL], rules, CAROL)
+    log = []
+    for action in actions:
+        state, events = apply(state, action)
+        log.append(LogEntry(action, events, NOW))
+    return state, log
+
+
+def game(state: GameState, rules: HouseRules) -> Game:
+    status = GameStatus.FINISHED if state.finished else GameStatus.RUNNING
+    return Game(
+        -100, ANA, rules, 90, NOW, id=5, status=status, seats=[ANA, BOB, CAROL], state=state
+    )
+
+
+def table_rows(state: GameState, rules: HouseRules, lang: str) -> str:
+    rnd = state.round
+    assert rnd is not None
+    view = TableView(
+        rnd.number,
+        rnd.dealer,
+        rnd.order,
+        (3, 3, 3),
+        acts=rnd.acts,
+        actor=state.actor,
+        turn=state.turn,
+        cuts_made=rnd.cuts_made,
+    )
+    notice = Notice(NoticeKind.TABLE, -100, view, 5, id=1, created_at=NOW)
+    return plain(renderer.table(notice, [], game(state, rules), PEOPLE, lang).text)
+
+
+def story(state: GameState, log: list[LogEntry], rules: HouseRules, lang: str) -> str:
+    return "\n".join(
+        plain(page) for page in renderer.story(lang, Story(game(state, rules), log, PEOPLE))
+    )
+
+
+DOUBLE = HouseRules(double_cut=True)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_dealer_whose_cut_a_king_blocked_keeps_their_own_card_and_the_king_stays_told(
+    lang: str,
+) -> None:
+    # Carol holds 6♠ and cuts the K♠ (set aside), then keeps: she keeps her own 6♠.
+    deck = dealt(["9H", "8H", "6S"], ["KS"])
+    state, log = played(
+        [Deal(deck), Keep(ANA, 1), Keep(BOB, 2), Cut(CAROL, 3), Keep(CAROL, 4)], DOUBLE
+    )
+    rows = table_rows(state, DOUBLE, lang).splitlines()[1:]  # under the title
+    row = next(line for line in rows if "Carol" in line)
+    assert "K♠" in row  # the King she cut is still on her row
+    assert tr.t(lang, "row_dealer_stands", name="", lives="").strip(" ·") not in row
+    told = story(state, log, DOUBLE, lang)
+    assert tr.t(lang, "act_dealer_keeps_own", name=CAROL_SAYS) in told
+    assert tr.t(lang, "act_dealer_stands", name=CAROL_SAYS) not in told
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_dealer_who_cut_a_card_and_keeps_it_keeps_the_cut_card(lang: str) -> None:
+    # Carol cuts the 2♦, then keeps it.
+    deck = dealt(["9H", "8H", "6S"], ["2D", "KS"])
+    actions: list[Action] = [Deal(deck), Keep(ANA, 1), Keep(BOB, 2), Cut(CAROL, 3), Keep(CAROL, 4)]
+    state, log = played(actions, DOUBLE)
+    told = story(state, log, DOUBLE, lang)
+    assert tr.t(lang, "act_dealer_stands", name=CAROL_SAYS) in told
+    assert tr.t(lang, "act_dealer_keeps_own", name=CAROL_SAYS) not in told
+    rows = table_rows(state, DOUBLE, lang).splitlines()[1:]
+    row = next(line for line in rows if "Carol" in line)
+    assert tr.t(lang, "row_dealer_stands", name="", lives="").strip(" ·") in row
