@@ -49,31 +49,41 @@ MESSAGES: dict[str, str] = {
         " at random; the deal then passes to the left, skipping players who are out.\n"
         "• Each round everyone gets one hidden card. Turns go clockwise from the dealer's left;"
         " the dealer acts last. Everyone has exactly one turn.\n"
-        "• On your turn, keep your card or ask the next player to swap. They must accept unless"
-        " they hold a King: they show it and both keep their cards. A blocked swap is not"
-        " redirected. A card you were handed can be passed on in your own turn. Asking with a King"
-        " in hand is allowed, just unwise. Queens and Jacks have no powers.\n"
-        "• The dealer keeps, or cuts a card from the deck. If it is not a King it becomes the"
-        " dealer's card; if it is a King the cut is blocked, the dealer keeps the original card"
-        " and the King is set aside.\n"
+        "• On your turn, keep your card or ask the next player to swap. {swap} A card you were"
+        " handed can be passed on in your own turn. Asking with a King in hand is allowed, just"
+        " unwise. Queens and Jacks have no powers.\n"
+        "• The dealer keeps, or cuts a card from the deck. {cut}\n"
         "• Then all cards are shown. Everyone holding the lowest rank loses a life, ties"
         " included. At 0 lives you are out.\n"
         "• The last player left wins. If everyone left goes out in the same reveal, {final_tie}\n"
         "• If you leave mid-round, the cards are gathered and dealt again; nobody loses a life.\n"
         "• You have {timeout} seconds per turn; if the time runs out you keep your card{fast}."
         " Miss two turns in a row and you leave the game at the next deal.\n\n"
-        "House rules here: {house}"
+        "{line}"
     ),
+    "rules_swap_block": (
+        "They must accept unless they hold a King: they show it and both keep their cards. A"
+        " blocked swap is not redirected."
+    ),
+    "rules_swap_free": "They must accept, whatever they hold: here Kings do not block.",
+    "rules_cut_block": (
+        "If it is not a King it becomes the dealer's card; if it is a King the cut is blocked,"
+        " the dealer keeps the original card and the King is set aside."
+    ),
+    "rules_cut_free": "The card cut becomes the dealer's, whatever it is: here Kings do not block.",
     "rules_tie_shared": "they share the victory.",
     "rules_tie_sudden": "they play sudden death: one card each, highest wins, again while tied.",
     "rules_fast": " and lose a life at the reveal",
-    "rules_house_default": "none, the classic game.",
-    "rules_no_block": "Kings do not block",
-    "rules_double_cut": "the dealer may cut a second time (a King on either cut keeps the card held before it)",
-    "rules_fast_turns": "fast turns",
+    # The rules in force, in one line: the lobby, the first table and /rules end with it.
+    "rules_line_classic": "📜 Classic rules: {items}",
+    "rules_line_house": "📜 House rules: {items}",
     "rules_lives": "{lives} lives",
-    "rules_max_players": "up to {max_players} players",
+    "rules_no_block": "Kings do not block",
+    "rules_double_cut": "the dealer may cut twice",
     "rules_sudden_death": "sudden death on a final tie",
+    "rules_max_players": "up to {max_players} players",
+    "rules_clock": "{seconds} s a turn, then you keep",
+    "rules_clock_fast": "{seconds} s a turn, then you keep and lose a life",
     # -- lobby ----------------------------------------------------------------------------------
     "lobby_title": "🃏 <b>Cuckoo</b>: a new game, opened by {creator}",
     "lobby_players": "Players ({count}/{max}):",
@@ -152,6 +162,7 @@ MESSAGES: dict[str, str] = {
     "last_lost_timeout": "↩️ Round {round}: {card}, 💔 a life lost to the clock",
     # A reply to the prompt of a player who has not played yet, shortly before time runs out.
     "nudge": "⏰ Only {seconds} s left for your turn (until {time})! When time runs out, you keep your card.",
+    "nudge_fast": "⏰ Only {seconds} s left for your turn (until {time})! When time runs out, you keep your card and lose a life at the reveal.",
     "prompt_turn": "👉 Your turn: keep your card, or swap with {target}? ({clock})",
     "prompt_turn_dealer": "👉 Your turn, dealer: keep your card, or cut one from the deck? ({clock})",
     "prompt_turn_again": "👉 Cut once more, or keep this card? ({clock})",

@@ -13,6 +13,7 @@ from telegram.constants import MessageLimit
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
 from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.names import Cast
@@ -21,6 +22,7 @@ Players = Cast  # the people a text names, each shown readable and isolated
 Known = Mapping[int, Player]  # the people a text may name, as the store has them
 MAX_TEXT = MessageLimit.MAX_TEXT_LENGTH  # 4096 UTF-16 units
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+CLASSIC = HouseRules()  # the rule card's game: what a house rule differs from
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,27 @@ class Part:
         if isinstance(players, Cast):
             return players
         return Cast(players, order, self.tr.t(lang, "player_n", n="{n}"))
+
+    def rules_line(self, lang: str, rules: HouseRules, timeout: float) -> str:
+        """The rules in force in one line: what differs from the classic game, then the clock
+        and what running out of it costs. The lobby, the first table and /rules show it."""
+        t = self.tr.t
+        house = []
+        if rules.lives != CLASSIC.lives:
+            house.append(t(lang, "rules_lives", lives=rules.lives))
+        if not rules.kings_block:
+            house.append(t(lang, "rules_no_block"))
+        if rules.double_cut:
+            house.append(t(lang, "rules_double_cut"))
+        if rules.final_tie is FinalTie.SUDDEN_DEATH:
+            house.append(t(lang, "rules_sudden_death"))
+        if rules.max_players != CLASSIC.max_players:
+            house.append(t(lang, "rules_max_players", max_players=rules.max_players))
+        items = house or [t(lang, "rules_lives", lives=rules.lives)]
+        clock = "rules_clock_fast" if rules.fast_turns else "rules_clock"
+        items.append(t(lang, clock, seconds=int(timeout)))
+        head = "rules_line_house" if house or rules.fast_turns else "rules_line_classic"
+        return t(lang, head, items=" · ".join(items))
 
     def clock(self, lang: str, game: Game, deadline: datetime | None) -> str:
         """A turn's time: its seconds, and the moment it runs out when known."""

@@ -41,6 +41,7 @@ class LobbyPart(Part):
                     creator=creator,
                     minutes=self.lobby_minutes,
                 ),
+                self.rules_line(lang, game.rules, game.turn_timeout),
             ]
             keyboard = keys(
                 [

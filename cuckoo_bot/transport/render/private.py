@@ -131,7 +131,8 @@ class PrivatePart(ReplyPart):
 
     def nudge(self, note: NudgeNote, game: Game, lang: str) -> Rendered:
         """The turn runs out soon (a reply to the prompt; it notifies)."""
-        text = self.tr.t(lang, "nudge", seconds=note.seconds, time=moment(note.deadline))
+        key = "nudge_fast" if game.rules.fast_turns else "nudge"  # what the clock costs
+        text = self.tr.t(lang, key, seconds=note.seconds, time=moment(note.deadline))
         return Rendered(text)
 
     def _brief(self, lang: str, act: Act, players: Players) -> str:

@@ -12,26 +12,17 @@ from cuckoo_bot.transport.render.common import Part, Rendered, keys
 
 class SettingsPart(Part):
     def rules(self, lang: str, rules: HouseRules, timeout: float) -> str:
+        """/rules: the game as played here, its last line the rules in force."""
         t = self.tr.t
-        house = []
-        if rules.lives != 3:
-            house.append(t(lang, "rules_lives", lives=rules.lives))
-        if rules.max_players != 10:
-            house.append(t(lang, "rules_max_players", max_players=rules.max_players))
-        if not rules.kings_block:
-            house.append(t(lang, "rules_no_block"))
-        if rules.double_cut:
-            house.append(t(lang, "rules_double_cut"))
-        if rules.fast_turns:
-            house.append(t(lang, "rules_fast_turns"))
-        if rules.final_tie is FinalTie.SUDDEN_DEATH:
-            house.append(t(lang, "rules_sudden_death"))
+        block = "block" if rules.kings_block else "free"
         return t(
             lang,
             "rules",
             min_players=rules.min_players,
             max_players=rules.max_players,
             lives=rules.lives,
+            swap=t(lang, f"rules_swap_{block}"),
+            cut=t(lang, f"rules_cut_{block}"),
             final_tie=t(
                 lang,
                 "rules_tie_sudden"
@@ -40,7 +31,7 @@ class SettingsPart(Part):
             ),
             timeout=int(timeout),
             fast=t(lang, "rules_fast") if rules.fast_turns else "",
-            house=", ".join(house) + "." if house else t(lang, "rules_house_default"),
+            line=self.rules_line(lang, rules, timeout),
         )
 
     def settings(self, lang: str, chat: Chat, default_timeout: float) -> Rendered:

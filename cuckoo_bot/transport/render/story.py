@@ -96,10 +96,7 @@ class StoryPart(GroupPart):
                 ):
                     act = _act_of(event)
                     acts.append(self._act(lang, act, players, dealer, after_cut=cut))
-                    if isinstance(event, CardCut):
-                        cut = True
-                    elif isinstance(event, CutBlocked) and not cut:
-                        cut = None
+                    cut = _cut_so_far(cut, event)
                 elif isinstance(event, Revealed):
                     close_acts()
                     cards = " · ".join(
@@ -154,6 +151,16 @@ class StoryPart(GroupPart):
         if kind is ActKind.CUT:
             return t(lang, "act_cut", name=name)
         return t(lang, "act_cut_blocked", name=name, king=king)
+
+
+def _cut_so_far(cut: bool | None, event: object) -> bool | None:
+    """Whether the round's dealer has cut a card (True), only Kings a block set aside (None),
+    or nothing yet (False), after ``event``."""
+    if isinstance(event, CardCut):
+        return True
+    if isinstance(event, CutBlocked) and not cut:
+        return None
+    return cut
 
 
 def collapsed(pages: list[str]) -> str | None:

@@ -32,6 +32,8 @@ class TablePart(Part):
         view = notice.payload
         assert isinstance(view, TableView)
         head = [self._title(view, players, lang)]
+        if view.round == 1:  # the game's start: the rules it is played by
+            head.append(self.rules_line(lang, game.rules, game.turn_timeout))
         if view.recap is not None and view.recap.lost:
             head.append(self._recap(view.recap, players, lang))
         body = ["", *self._rows(view, players, lang), *self._status(view, game, players, lang)]

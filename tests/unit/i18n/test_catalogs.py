@@ -85,10 +85,22 @@ def sample(language: str) -> dict[str, object]:
     values = dict(SAMPLE)
     values["final_tie"] = text.get("rules_tie_sudden", MESSAGES["rules_tie_sudden"])
     values["fast"] = text.get("rules_fast", MESSAGES["rules_fast"])
-    values["house"] = ", ".join(
-        text.get(key, MESSAGES[key]).format(lives=5, max_players=12)
-        for key in ("rules_no_block", "rules_double_cut", "rules_lives", "rules_max_players")
+    items = " · ".join(
+        text.get(key, MESSAGES[key]).format(lives=5, max_players=12, seconds=90)
+        for key in (
+            "rules_no_block",
+            "rules_double_cut",
+            "rules_lives",
+            "rules_max_players",
+            "rules_clock_fast",
+        )
     )
+    values["items"] = items
+    values["line"] = text.get("rules_line_house", MESSAGES["rules_line_house"]).format(
+        items=items
+    )
+    values["swap"] = text.get("rules_swap_block", MESSAGES["rules_swap_block"])
+    values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])
     values["label"] = text.get("league_all_time", MESSAGES["league_all_time"])
     return values

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player
-from cuckoo_bot.app.notices import Notice, NoticeKind, TableView
+from cuckoo_bot.app.notices import LobbyView, Notice, NoticeKind, NudgeNote, TableView
 from cuckoo_bot.app.queries import Story
 from cuckoo_bot.domain.actions import Action, Cut, Deal, Keep
 from cuckoo_bot.domain.cards import Card
@@ -113,3 +113,45 @@ def test_a_dealer_who_cut_a_card_and_keeps_it_keeps_the_cut_card(lang: str) -> N
     rows = table_rows(state, DOUBLE, lang).splitlines()[1:]
     row = next(line for line in rows if "Carol" in line)
     assert tr.t(lang, "row_dealer_stands", name="", lives="").strip(" ·") in row
+
+
+HOUSE = HouseRules(lives=5, kings_block=False, fast_turns=True)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_lobby_the_first_table_and_rules_state_the_rules_in_force(lang: str) -> None:
+    line = renderer.rules_line(lang, HOUSE, 45)
+    assert "\n" not in line
+    for item in ("rules_no_block", "rules_lives"):
+        assert tr.t(lang, item, lives=5) in line
+    assert tr.t(lang, "rules_clock_fast", seconds=45) in line  # what running out costs
+    lobby_game = Game(-100, ANA, HOUSE, 45, NOW, id=5, seats=[ANA, BOB])
+    lobby = Notice(NoticeKind.LOBBY, -100, LobbyView(GameStatus.LOBBY, (ANA, BOB)), 5, id=1)
+    assert line in plain(renderer.lobby(lobby, lobby_game, PEOPLE, lang).text)
+
+    state, _ = played([Deal(dealt(["9H", "8H", "6S"], []))], HOUSE)
+    running = Game(-100, ANA, HOUSE, 45, NOW, id=5, status=GameStatus.RUNNING, state=state)
+    rnd = state.round
+    assert rnd is not None
+    for number, shown in ((1, True), (2, False)):
+        view = TableView(number, rnd.dealer, rnd.order, (5, 5, 5), actor=ANA, turn=1)
+        table = Notice(NoticeKind.TABLE, -100, view, 5, id=2)
+        assert (line in plain(renderer.table(table, [], running, PEOPLE, lang).text)) is shown
+
+    rules = plain(renderer.rules(lang, HOUSE, 45))
+    assert rules.endswith(line)
+    assert tr.t(lang, "rules_swap_free") in rules and tr.t(lang, "rules_cut_free") in rules
+    assert tr.t(lang, "rules_swap_block") not in rules  # no "unless they hold a King"
+    classic = plain(renderer.rules(lang, HouseRules(), 90))
+    assert tr.t(lang, "rules_swap_block") in classic and tr.t(lang, "rules_cut_block") in classic
+    assert classic.endswith(renderer.rules_line(lang, HouseRules(), 90))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_reminder_says_what_running_out_of_time_costs(lang: str) -> None:
+    note = NudgeNote(2, 4, NOW, seconds=10)
+    for rules, key in ((HOUSE, "nudge_fast"), (HouseRules(), "nudge")):
+        game = Game(-100, ANA, rules, 45, NOW, id=5, status=GameStatus.RUNNING)
+        text = renderer.nudge(note, game, lang).text
+        expected = tr.t(lang, key, seconds=10, time="")
+        assert expected.split("\n")[0][-30:] in text
