@@ -165,6 +165,7 @@ class RoundResult:
     timeout: bool = False  # the life was lost for running out of time (fast turns)
     lives: int = 0
     out: bool = False
+    tied: int = 0  # others who held the same lowest card and lost a life with the player
 
 
 @dataclass(frozen=True)

@@ -384,13 +384,15 @@ def last_result(state: GameState, player: PlayerId, round_no: int) -> RoundResul
         return None
     lost = last.lost(player)
     lives = state.lives(player)
+    lowest = player in last.lowest
     return RoundResult(
         round=last.round,
         card=card,
         lost=lost,
-        timeout=lost and player not in last.lowest,
+        timeout=lost and not lowest,
         lives=lives,
         out=lives == 0,
+        tied=len(last.lowest) - 1 if lowest else 0,
     )
 
 

@@ -56,12 +56,17 @@ class PrivatePart(ReplyPart):
         if prev.card is None:
             return t(lang, "result_gathered")
         card = card_label(prev.card.code)
-        if prev.out:
-            return t(lang, "result_out", card=card)
-        if prev.lost:
-            key = "result_lost_timeout" if prev.timeout else "result_lost"
-            return t(lang, key, card=card, lives=hearts(prev.lives))
-        return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
+        if not prev.lost:
+            return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
+        # Why the life went: the clock (fast turns), or the lowest card, alone or tied (two
+        # Kings can be the lowest: said plainly, it does not read like a mistake).
+        key = "result_out" if prev.out else "result_lost"
+        if prev.timeout:
+            key += "_timeout"
+        elif prev.tied:
+            key += "_tied"
+        others = self.tr.count(lang, "count_others", prev.tied) if prev.tied else ""
+        return t(lang, key, card=card, lives=hearts(prev.lives), others=others)
 
     def deal(
         self, note: DealNote, game: Game, known: Known, lang: str, with_result: bool

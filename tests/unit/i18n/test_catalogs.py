@@ -76,6 +76,7 @@ SAMPLE: dict[str, object] = {
     "rounds": 7,
     "points": "+3",
     "place": 1,
+    "others": "2 others",
 }
 
 

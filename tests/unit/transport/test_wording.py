@@ -9,6 +9,7 @@ import pytest
 
 from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player
 from cuckoo_bot.app.notices import LobbyView, Notice, NoticeKind, NudgeNote, TableView
+from cuckoo_bot.app.notices.policy import last_result
 from cuckoo_bot.app.queries import Story
 from cuckoo_bot.domain.actions import Action, Cut, Deal, Keep
 from cuckoo_bot.domain.cards import Card
@@ -155,3 +156,34 @@ def test_the_reminder_says_what_running_out_of_time_costs(lang: str) -> None:
         text = renderer.nudge(note, game, lang).text
         expected = tr.t(lang, key, seconds=10, time="")
         assert expected.split("\n")[0][-30:] in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_lost_life_is_explained_in_private_even_when_kings_were_the_lowest(lang: str) -> None:
+    # Ana, Bob and Carol keep three Kings: all three are the lowest, and each loses a life.
+    deck = dealt(["KH", "KS", "KD"], [])
+    state, _ = played([Deal(deck), Keep(ANA, 1), Keep(BOB, 2), Keep(CAROL, 3)], HouseRules())
+    result = last_result(state, ANA, 2)
+    assert result is not None and result.lost and result.tied == 2
+    game_ = game(state, HouseRules())
+    text = plain(renderer.result(result, game_, lang).text)  # type: ignore[union-attr]
+    assert tr.count(lang, "count_others", 2) in text
+    assert text.endswith(
+        renderer.tr.t(
+            lang,
+            "result_lost_tied",
+            card="K♥",
+            others=tr.count(lang, "count_others", 2),
+            lives="❤️❤️",
+        )
+    )
+
+    # alone at the bottom: "the lowest card"
+    state, _ = played(
+        [Deal(dealt(["2H", "9S", "9D"], [])), Keep(ANA, 1), Keep(BOB, 2), Keep(CAROL, 3)],
+        HouseRules(),
+    )
+    alone = last_result(state, ANA, 2)
+    assert alone is not None and alone.tied == 0
+    text = plain(renderer.result(alone, game(state, HouseRules()), lang).text)  # type: ignore[union-attr]
+    assert tr.t(lang, "result_lost", card="2♥", lives="❤️❤️") in text
