@@ -227,7 +227,16 @@ def compare_with_golden(path: Path, actual: str) -> None:
 
 _MARK = "\x00{}\x00"
 CARD_PATTERN = r"(?:10|[2-9AJQK])[♣♦♥♠]"
-RESULT_KEYS = ("result_safe", "result_lost", "result_lost_timeout", "result_out", "result_gathered")
+RESULT_KEYS = (
+    "result_safe",
+    "result_lost",
+    "result_lost_tied",
+    "result_lost_timeout",
+    "result_out",
+    "result_out_tied",
+    "result_out_timeout",
+    "result_gathered",
+)
 # A prompt's first line: how the player's last round ended (its number in the line).
 RECALL_KEYS = ("last_safe", "last_lost", "last_lost_timeout")
 # A shared win ends the last round without its result line (it would say "your last life").
@@ -257,7 +266,8 @@ def _private_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[st
         ]
         heads.append(_catalog_pattern(tr, lang, "private_head", chat=".+?", round=r"(\d+)"))
         results += [
-            _catalog_pattern(tr, lang, key, card=CARD_PATTERN, lives=".*?") for key in RESULT_KEYS
+            _catalog_pattern(tr, lang, key, card=CARD_PATTERN, lives=".*?", others=".+?")
+            for key in RESULT_KEYS
         ]
         results.append(_catalog_pattern(tr, lang, SHARED_WIN_KEY, names=".+?"))
     return (
