@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import html
 import os
 import random
 import re
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,6 @@ from telegram.constants import MessageLimit
 
 from cuckoo_bot.app import queries
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
 from cuckoo_bot.config import Settings
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
@@ -49,6 +47,7 @@ from fakebotapi import FakeBotApi
 from fakebotapi.text import utf16_len
 from tests.support.demo import running_bot
 from tests.support.driver import Prompt, TableDriver, play_out
+from tests.support.review import blocks, recalls, results
 
 from .conftest import telegram
 
@@ -61,7 +60,7 @@ TOKEN = "424242:Golden-transcripts-token-for-the-fake-api"
 BOT_USERNAME = "cuckoo_golden_bot"
 GROUP = -1001000000042
 GROUP_TITLE = "Soirée cartes & co"
-SEEDS = {6: 20261, 10: 20262}
+SEEDS = {3: 20263, 6: 20261, 10: 20262}
 # Seconds without a Bot API call, once the outbox is empty, after which the bot counts as idle
 # (in process and without a private pace, what follows a delivery comes within milliseconds).
 QUIET = 0.05
@@ -223,84 +222,7 @@ def compare_with_golden(path: Path, actual: str) -> None:
     )
 
 
-# -- reading a private chat -------------------------------------------------------------------
-
-_MARK = "\x00{}\x00"
-CARD_PATTERN = r"(?:10|[2-9AJQK])[♣♦♥♠]"
-RESULT_KEYS = (
-    "result_safe",
-    "result_lost",
-    "result_lost_tied",
-    "result_lost_timeout",
-    "result_out",
-    "result_out_tied",
-    "result_out_timeout",
-    "result_gathered",
-)
-# A prompt's first line: how the player's last round ended (its number in the line).
-RECALL_KEYS = ("last_safe", "last_lost", "last_lost_timeout")
-# A shared win ends the last round without its result line (it would say "your last life").
-SHARED_WIN_KEY = "close_you_won_shared"
-
-
-def _catalog_pattern(tr: Translator, lang: str, key: str, **groups: str) -> str:
-    """A catalog message as a regex over the text Telegram shows (tags gone, entities read):
-    each placeholder matches ``groups[name]``."""
-    text = tr.t(lang, key, **{name: _MARK.format(name) for name in groups})
-    pattern = re.escape(html.unescape(re.sub(r"<[^>]*>", "", text)))
-    for name, group in groups.items():
-        pattern = pattern.replace(re.escape(_MARK.format(name)), group)
-    return pattern
-
-
-def _private_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(round header, result line) in every language, each a whole line: ``🃏 <chat> · round
-    3`` (one group per language holds the number), and "💔 You held 2♣ and lost a life. ❤️❤️"
-    or another way a round ended for the player."""
-    tr = Translator()
-    heads, results, recalls = [], [], []
-    for lang in SUPPORTED_LANGUAGES:
-        recalls += [
-            _catalog_pattern(tr, lang, key, round=r"(\d+)", card=CARD_PATTERN)
-            for key in RECALL_KEYS
-        ]
-        heads.append(_catalog_pattern(tr, lang, "private_head", chat=".+?", round=r"(\d+)"))
-        results += [
-            _catalog_pattern(tr, lang, key, card=CARD_PATTERN, lives=".*?", others=".+?")
-            for key in RESULT_KEYS
-        ]
-        results.append(_catalog_pattern(tr, lang, SHARED_WIN_KEY, names=".+?"))
-    return (
-        re.compile("^(?:" + "|".join(heads) + ")$", re.M),
-        re.compile("^(?:" + "|".join(results) + ")$", re.M),
-        re.compile("^(?:" + "|".join(recalls) + ")$", re.M),
-    )
-
-
-HEAD, RESULT, RECALL = _private_patterns()
-
-
-def _blocks(text: str) -> Iterator[tuple[int, int, str]]:
-    """(round, offset, block) for each part of a private message that starts with a round's
-    header; what comes before the first header (or a message without one) yields nothing."""
-    heads = list(HEAD.finditer(text))
-    ends = [head.start() for head in heads[1:]] + [len(text)] if heads else []
-    for head, end in zip(heads, ends, strict=True):
-        number = next(g for g in head.groups() if g is not None)
-        yield int(number), head.start(), text[head.start() : end]
-
-
-def _results(text: str) -> Iterator[tuple[int, int]]:
-    """(round, offset) of each round's result shown in a text."""
-    for number, offset, block in _blocks(text):
-        if RESULT.search(block):
-            yield number, offset
-
-
-def _recalls(text: str) -> Iterator[tuple[int, int]]:
-    """(round, offset) of each round a prompt's first line recalls the end of."""
-    for recall in RECALL.finditer(text):
-        yield int(next(g for g in recall.groups() if g is not None)), recall.start()
+# -- reading a private chat (tests/support/review.py) ------------------------------------------
 
 
 def _move_rounds(markup: Any) -> set[int]:
@@ -342,9 +264,9 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
     asked: dict[int, tuple[int, int]] = {}  # round -> (call, offset) where its turn was first asked
     for index, call in enumerate(calls):
         text = call.result.get("text") or ""
-        for number, offset in [*_results(text), *_recalls(text)]:
+        for number, offset in [*results(text), *recalls(text)]:
             told.setdefault(number, (index, offset))
-        heads = {number: offset for number, offset, _ in _blocks(text)}
+        heads = {number: offset for number, offset, _ in blocks(text)}
         for number in _move_rounds(call.result.get("reply_markup")):
             asked.setdefault(number, (index, heads.get(number, 0)))
     for number, at in sorted(asked.items()):
@@ -361,10 +283,10 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
     for msg in fake.messages(chat_id, include_deleted=False):
         if not msg.from_bot or not msg.text:
             continue
-        for number, offset, _ in _blocks(msg.text):
+        for number, offset, _ in blocks(msg.text):
             dealt.setdefault(number, (msg.message_id, offset))
-        seen += [(msg.message_id, offset, n) for n, offset in _results(msg.text)]
-        recalled += [(msg.message_id, offset, n) for n, offset in _recalls(msg.text)]
+        seen += [(msg.message_id, offset, n) for n, offset in results(msg.text)]
+        recalled += [(msg.message_id, offset, n) for n, offset in recalls(msg.text)]
     shown = fake.transcript(chat_id)
     for number in dealt:
         # A round's result line shows once; the next prompt's first line may recall it (for
