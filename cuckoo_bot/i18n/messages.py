@@ -150,22 +150,26 @@ MESSAGES: dict[str, str] = {
     # -- private chats --------------------------------------------------------------------------
     "private_head": "🃏 <b>{chat}</b> · round {round}",
     "deal_card": "Your card: <b>{card}</b>",
-    "deal_place": "You play in position {position} of {players}; {dealer} deals. I'll write when it's your turn.",
-    "deal_you_deal": "You deal: you play last of {players}. I'll write when it's your turn.",
+    "deal_place": "You play in position {position} of {players}; {dealer} deals.",
+    "deal_you_deal": "You deal: you play last of {players}.",
     "prompt_card": "Your card: <b>{card}</b>",
     "prompt_swapped": "🔄 {other} swapped with you: you now hold <b>{card}</b>.",
     "prompt_cut": "✂️ You cut: you now hold <b>{card}</b>.",
     "prompt_lives": "Lives: {lives}",
     # The first line of a prompt: how the player's last round ended.
     "last_safe": "↩️ Round {round}: {card}, safe",
-    "last_lost": "↩️ Round {round}: {card}, 💔 a life lost",
+    "last_lost": "↩️ Round {round}: {card}, the lowest card: 💔 a life lost",
+    "last_lost_tied": "↩️ Round {round}: {card}, the lowest card with {others}: 💔 a life lost",
     "last_lost_timeout": "↩️ Round {round}: {card}, 💔 a life lost to the clock",
     # A reply to the prompt of a player who has not played yet, shortly before time runs out.
     "nudge": "⏰ Only {seconds} s left for your turn (until {time})! When time runs out, you keep your card.",
     "nudge_fast": "⏰ Only {seconds} s left for your turn (until {time})! When time runs out, you keep your card and lose a life at the reveal.",
-    "prompt_turn": "👉 Your turn: keep your card, or swap with {target}? ({clock})",
-    "prompt_turn_dealer": "👉 Your turn, dealer: keep your card, or cut one from the deck? ({clock})",
-    "prompt_turn_again": "👉 Cut once more, or keep this card? ({clock})",
+    # A prompt's first line, what a phone's lock screen shows: the call to act, where and when.
+    "prompt_call": "👉 <b>Your turn</b> · {chat} · round {round} · {seconds} s",
+    "prompt_ask": "Keep your card, or swap with {target}?{until}",
+    "prompt_ask_dealer": "You deal: keep your card, or cut one from the deck?{until}",
+    "prompt_ask_again": "Cut once more, or keep this card?{until}",
+    "prompt_until": " (until {time})",
     "result_safe": "You held {card}: safe. {lives}",
     "result_lost": "💔 You held {card}, the lowest card, and lost a life. {lives}",
     "result_lost_tied": "💔 You held {card}, the lowest card with {others}, and lost a life. {lives}",
@@ -264,17 +268,20 @@ MESSAGES: dict[str, str] = {
     # The round so far, in the prompt of a player whose turn it is: one short item per act
     # (no card label: the prompt names one card only, the player's own).
     "prompt_so_far": "This round: {acts}",
+    # The round so far, in the prompt: the reader is "you"; keeps in a row share one ✋.
+    "brief_you": "you",
     "brief_keep": "✋ {name}",
     "brief_timeout": "⏱ {name}",
     "brief_swap": "🔄 {name} ⇄ {target}",
     "brief_blocked": "👑 {target} blocks {name}",
     "brief_cut": "✂️ {name}",
     "brief_cut_blocked": "👑 {name} cuts a King",
+    "brief_blocked_by_you": "👑 your King blocks {name}",
+    "brief_cut_blocked_you": "👑 you cut a King",
     "reply_timed_out": "⏱ Time ran out: you kept {card}.",
     # Under the answer on the prompt a player pressed.
-    "played_wait": "The reveal comes when everyone has played.",
     # ...when the press ended the round (the next deal comes after a short pause).
-    "played_revealed": "👀 Cards on the table: the group shows them. The next round comes in a moment.",
+    "played_revealed": "👀 Cards on the table: the group shows them.",
     "reply_done_keep": "You kept {card}.",
     "reply_done_swap": "You swapped with {player}: you now hold {card}.",
     "reply_done_blocked": "{player} shows the {king}: no swap. You keep {card}.",

@@ -1,6 +1,6 @@
 """Golden transcripts: whole seeded games where every seat is a person, read as people read them.
 
-A 6-player and a 10-player game, each in English, Spanish and French, are played by the real
+A 3-, a 6- and a 10-player game, each in English, Spanish and French, are played by the real
 bot (built by the composition root with a seeded ``random.Random``, polling in the test's event
 loop, on a fresh SQLite file) against the fake Bot API. Every player presses keys by
 ``tests.support.driver.choose``. The whole group chat and every player's private chat, as
@@ -47,7 +47,7 @@ from fakebotapi import FakeBotApi
 from fakebotapi.text import utf16_len
 from tests.support.demo import running_bot
 from tests.support.driver import Prompt, TableDriver, play_out
-from tests.support.review import blocks, recalls, results
+from tests.support.review import blocks, recalls, repeats_in, results, review, stale_in
 
 from .conftest import telegram
 
@@ -91,7 +91,7 @@ PEOPLE = (
 
 GAMES = [
     pytest.param(players, lang, id=f"{players}-players-{lang}")
-    for players in (6, 10)
+    for players in (3, 6, 10)
     for lang in ("en", "es", "fr")
 ]
 
@@ -264,7 +264,9 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
     asked: dict[int, tuple[int, int]] = {}  # round -> (call, offset) where its turn was first asked
     for index, call in enumerate(calls):
         text = call.result.get("text") or ""
-        for number, offset in [*results(text), *recalls(text)]:
+        # A prompt's call to act comes first; the line under it recalling the last round
+        # reads as told before the new round (offset -1).
+        for number, offset in [*results(text), *((n, -1) for n, _ in recalls(text))]:
             told.setdefault(number, (index, offset))
         heads = {number: offset for number, offset, _ in blocks(text)}
         for number in _move_rounds(call.result.get("reply_markup")):
@@ -286,7 +288,7 @@ def assert_results_before_prompts(fake: FakeBotApi, chat_id: int) -> None:
         for number, offset, _ in blocks(msg.text):
             dealt.setdefault(number, (msg.message_id, offset))
         seen += [(msg.message_id, offset, n) for n, offset in results(msg.text)]
-        recalled += [(msg.message_id, offset, n) for n, offset in recalls(msg.text)]
+        recalled += [(msg.message_id, -1, n) for n, _ in recalls(msg.text)]
     shown = fake.transcript(chat_id)
     for number in dealt:
         # A round's result line shows once; the next prompt's first line may recall it (for
@@ -333,6 +335,13 @@ async def test_a_seeded_game_of_people_reads_as_its_golden_transcript(
         assert_texts_within_limits(fake, [GROUP, *(p.id for p in people)])
         for person in people:
             assert_results_before_prompts(fake, person.id)
+        # Every result told once, where the player looks, and no line left that is no longer
+        # true (the transcript review: tests/support/review.py).
+        ids = [p.id for p in people]
+        read = review(fake, GROUP, ids)
+        repeats = {p: repeats_in(fake, p) for p in ids if repeats_in(fake, p)}
+        stale = {c: stale_in(fake, c) for c in (GROUP, *ids) if stale_in(fake, c)}
+        assert (read.repeats, read.stale) == (0, 0), (repeats, stale)
         compare_with_golden(golden_path(players, lang), transcript(fake, people))
 
 

@@ -43,19 +43,22 @@ RESULT_KEYS = (
     "result_gathered",
 )
 # A line atop a message recalling how the player's last round ended (its number in the line).
-RECALL_KEYS = ("last_safe", "last_lost", "last_lost_timeout")
+RECALL_KEYS = ("last_safe", "last_lost", "last_lost_tied", "last_lost_timeout")
 # A shared win ends the last round without its result line (it would say "your last life").
 SHARED_WIN_KEY = "close_you_won_shared"
 # Lines that say what is still to come: untrue once it came, and at the end of a game.
 STALE_KEYS = (
     "played_wait",
     "deal_wait",
-    "prompt_turn",
-    "prompt_turn_dealer",
-    "prompt_turn_again",
+    "prompt_call",
+    "prompt_ask",
+    "prompt_ask_dealer",
+    "prompt_ask_again",
     "table_waiting",
     "table_waiting_dealer",
 )
+# What starts a round's part of a private message: its header, or a prompt's call to act.
+HEAD_KEYS = ("private_head", "prompt_call")
 
 
 def catalog_pattern(tr: Translator, lang: str, key: str, **groups: str) -> str:
@@ -81,14 +84,17 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     heads, results, recalls, stale = [], [], [], []
     anything = {
         name: ".*?"
-        for name in ("target", "clock", "seconds", "time", "chat", "round", "name", "mention")
+        for name in ("target", "clock", "seconds", "time", "chat", "round", "name", "until")
     }
     for lang in SUPPORTED_LANGUAGES:
         recalls += [
-            catalog_pattern(tr, lang, key, round=r"(\d+)", card=CARD_PATTERN)
+            catalog_pattern(tr, lang, key, round=r"(\d+)", card=CARD_PATTERN, others=".+?")
             for key in RECALL_KEYS
         ]
-        heads.append(catalog_pattern(tr, lang, "private_head", chat=".+?", round=r"(\d+)"))
+        heads += [
+            catalog_pattern(tr, lang, key, chat=".+?", round=r"(\d+)", seconds=r"\d+")
+            for key in HEAD_KEYS
+        ]
         results += [
             catalog_pattern(tr, lang, key, card=CARD_PATTERN, lives=".*?", others=".+?")
             for key in RESULT_KEYS

@@ -95,11 +95,14 @@ def _tell_result(prompts: list[SentMessage], prev: RoundResult | None) -> list[S
 def _tells(later: Notice, game: Game) -> bool:
     """A later notice of the batch that will be shown and take the pressed prompt's keys off:
     a deal, the end, or a prompt whose turn is still on (one read back after its turn is
-    skipped)."""
+    skipped). Not a prompt that tells, under its call, how the round just pressed ended (the
+    first to play again, two players left): the pressed prompt shows its own answer then, so
+    that round's result is told once, on the new prompt."""
     if later.kind in (NoticeKind.DEAL, NoticeKind.CLOSE):
         return True
     note = later.payload
-    return isinstance(note, PromptNote) and current(note, game)
+    recalls = isinstance(note, PromptNote) and note.prev is not None and note.last is not None
+    return isinstance(note, PromptNote) and current(note, game) and not recalls
 
 
 def played(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> list[Step]:

@@ -52,7 +52,7 @@ def _deal(note: Payload, a: _Ask) -> Rendered:
 
 def _prompt(note: Payload, a: _Ask) -> Rendered:
     assert isinstance(note, PromptNote)
-    return a.renderer.prompt(note, a.game, a.players, a.lang)
+    return a.renderer.prompt(note, a.game, a.players, a.lang, reader=a.reader)
 
 
 def _played(note: Payload, a: _Ask) -> Rendered:

@@ -3,6 +3,8 @@ Telegram's length limit, the group's language and the translator."""
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -121,6 +123,20 @@ def card_label(code: str) -> str:
     """``10H`` -> ``10♥``: rank and suit symbol, A J Q K in every language."""
     card = Card.from_code(code)
     return f"{card.rank_code}{SUITS[card.suit.value]}"
+
+
+def short_name(players: Cast, player_id: int) -> str:
+    """A player's first name, short, ready for a line of HTML."""
+    return players.short(player_id)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_ISOLATES = dict.fromkeys(range(0x2066, 0x206A))
+
+
+def seen_length(html_text: str) -> int:
+    """How many characters a line of HTML shows (tags, entities and bidi isolates read)."""
+    return len(html.unescape(_TAG.sub("", html_text)).translate(_ISOLATES))
 
 
 def name_of(players: Cast, player_id: int) -> str:

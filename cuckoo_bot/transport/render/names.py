@@ -23,6 +23,7 @@ from cuckoo_bot.app.model import Player
 FSI = "\u2068"  # first strong isolate: the name takes the direction of its own first letter
 PDI = "\u2069"  # pop directional isolate: the text after the name is back on its own
 NAME_LIMIT = 32  # graphemes; Telegram allows 64 + 64 characters, a table of 20 needs fewer
+SHORT_LIMIT = 12  # graphemes: a first name in a line that names a whole round
 MARKS = 3  # combining marks kept per letter: Vietnamese stacks two, "Zalgo" text dozens
 ZWJ, ZWNJ = "\u200d", "\u200c"
 BLACK_FLAG = "\U0001f3f4"  # the base of a subdivision flag, spelled with tag characters
@@ -144,3 +145,10 @@ class Cast(dict[int, Player]):
         player = self.get(player_id)
         raw = player.display_name if player is not None else ""
         return user_text(raw, self.blank.format(n=self.number(player_id)), limit)
+
+    def short(self, player_id: int) -> str:
+        """The player's first name only, at most ``SHORT_LIMIT`` graphemes (a line that names
+        a whole round), readable and isolated, HTML-escaped."""
+        player = self.get(player_id)
+        raw = player.first_name if player is not None else ""
+        return user_text(raw, self.blank.format(n=self.number(player_id)), SHORT_LIMIT)

@@ -17,7 +17,7 @@ from cuckoo_bot.app.notices import (
     RoundResult,
 )
 from cuckoo_bot.app.results import Reply, ReplyCode
-from cuckoo_bot.domain.state import Act
+from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import (
     Known,
@@ -29,10 +29,13 @@ from cuckoo_bot.transport.render.common import (
     moment,
     move_row,
     name_of,
+    seen_length,
+    short_name,
 )
 from cuckoo_bot.transport.render.names import user_text
 from cuckoo_bot.transport.render.replies import ReplyPart
 
+SO_FAR = 90  # characters as read: the round so far in one line of a phone
 # Telegram's 🎉 message effect, one of the six every user has (getAvailableMessageEffects).
 CELEBRATION = "5046509860389126442"
 
@@ -93,8 +96,13 @@ class PrivatePart(ReplyPart):
             )
         return Rendered("\n".join(lines), quiet=True)  # the turn's prompt is what notifies
 
-    def prompt(self, note: PromptNote, game: Game, known: Known, lang: str) -> Rendered:
-        """Your turn, with exactly one card: the one you hold now."""
+    def prompt(
+        self, note: PromptNote, game: Game, known: Known, lang: str, reader: int | None = None
+    ) -> Rendered:
+        """Your turn, with exactly one card: the one you hold now. The first line is the call
+        to act, with the group, the round and the time (what a phone's lock screen shows);
+        the first to play in a round reads there how their last round ended (their card came
+        with this prompt: nothing else told it); the round so far names the reader "you"."""
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         card = card_label(note.card.code)
@@ -104,35 +112,47 @@ class PrivatePart(ReplyPart):
             held = t(lang, "prompt_cut", card=card)
         else:
             held = t(lang, "prompt_card", card=card)
-        clock = self.clock(lang, game, note.deadline)
-        if note.target is None and note.again:
-            ask = t(lang, "prompt_turn_again", clock=clock)
-        elif note.target is None:
-            ask = t(lang, "prompt_turn_dealer", clock=clock)
-        else:
-            ask = t(lang, "prompt_turn", target=name_of(players, note.target), clock=clock)
-        lines = [] if note.last is None else [self.recall_line(note.last, lang)]
-        lines += [
-            self._where(game, note.round, lang),
-            held,
-            t(lang, "prompt_lives", lives=hearts(note.lives)),
-            "",
+        title = game.chat.title if game.chat is not None else ""
+        lines = [
+            t(
+                lang,
+                "prompt_call",
+                chat=user_text(title, "Cuckoo"),
+                round=note.round,
+                seconds=int(game.turn_timeout),
+            )
         ]
+        if note.prev is not None and note.last is not None:
+            lines.append(self.recall_line(note.last, lang))
+        lines += [held, t(lang, "prompt_lives", lives=hearts(note.lives))]
         if note.acts:
-            brief = " · ".join(self._brief(lang, act, players) for act in note.acts)
-            lines.append(t(lang, "prompt_so_far", acts=brief))
+            lines.append(self.so_far(lang, note.acts, players, reader))
+        until = t(lang, "prompt_until", time=moment(note.deadline)) if note.deadline else ""
+        if note.target is None and note.again:
+            ask = t(lang, "prompt_ask_again", until=until)
+        elif note.target is None:
+            ask = t(lang, "prompt_ask_dealer", until=until)
+        else:
+            ask = t(lang, "prompt_ask", target=name_of(players, note.target), until=until)
         lines.append(ask)
         row = move_row(self.tr, lang, note.options, game, note.round, note.turn)
         table = self.table_button(lang, game.id, private=True)
         return Rendered("\n".join(lines), keys([row], table))
 
     def recall_line(self, last: RoundResult, lang: str) -> str:
-        """The player's last round in a line, atop their next prompt."""
+        """The player's last round in a line, under the call of their next prompt."""
         key = "last_safe"
         if last.lost:
-            key = "last_lost_timeout" if last.timeout else "last_lost"
+            key = (
+                "last_lost_timeout"
+                if last.timeout
+                else "last_lost_tied"
+                if last.tied
+                else "last_lost"
+            )
         card = card_label(last.card.code) if last.card is not None else "—"
-        return self.tr.t(lang, key, round=last.round, card=card)
+        others = self.tr.count(lang, "count_others", last.tied) if last.tied else ""
+        return self.tr.t(lang, key, round=last.round, card=card, others=others)
 
     def nudge(self, note: NudgeNote, game: Game, lang: str) -> Rendered:
         """The turn runs out soon (a reply to the prompt; it notifies)."""
@@ -140,15 +160,50 @@ class PrivatePart(ReplyPart):
         text = self.tr.t(lang, key, seconds=note.seconds, time=moment(note.deadline))
         return Rendered(text)
 
-    def _brief(self, lang: str, act: Act, players: Players) -> str:
-        """One act of the round in a few characters, for the prompt of the players after."""
-        name = name_of(players, act.player)
-        target = name_of(players, act.target) if act.target is not None else ""
-        return self.tr.t(lang, f"brief_{act.kind.value}", name=name, target=target)
+    def so_far(self, lang: str, acts: tuple[Act, ...], players: Players, reader: int | None) -> str:
+        """The round so far in one line of a phone (``SO_FAR`` characters as read): the reader
+        is "you", names are short, keeps in a row are one item, a chain of swaps one line of
+        arrows; what still does not fit goes from the front ("…")."""
+        t = self.tr.t
+        you = t(lang, "brief_you")
+
+        def who(player: int | None) -> str:
+            if player is None:
+                return ""
+            return you if player == reader else short_name(players, player)
+
+        def brief(short: bool) -> list[str]:
+            return [item(kind, run, short) for kind, run in _runs(acts)]
+
+        def item(kind: ActKind, run: list[Act], short: bool) -> str:
+            first = run[0]
+            if kind is ActKind.KEEP:
+                return t(lang, "brief_keep", name=", ".join(who(a.player) for a in run))
+            if kind is ActKind.SWAP:
+                names = [who(a.target) for a in run]
+                if short and len(names) > 3:  # a long chain: where it began and where it ends
+                    names = [names[0], "…", *names[-2:]]
+                return t(lang, "brief_swap", name=who(first.player), target=" ⇄ ".join(names))
+            if kind is ActKind.BLOCKED and first.target == reader:
+                return t(lang, "brief_blocked_by_you", name=who(first.player))
+            if kind is ActKind.CUT_BLOCKED and first.player == reader:
+                return t(lang, "brief_cut_blocked_you")
+            name, target = who(first.player), who(first.target)
+            return t(lang, f"brief_{kind.value}", name=name, target=target)
+
+        items = brief(short=False)
+        line = t(lang, "prompt_so_far", acts=" · ".join(items))
+        if seen_length(line) > SO_FAR:
+            items = brief(short=True)
+            line = t(lang, "prompt_so_far", acts=" · ".join(items))
+        while len(items) > 1 and seen_length(line) > SO_FAR:
+            items.pop(0)
+            line = t(lang, "prompt_so_far", acts="… " + " · ".join(items))
+        return line
 
     def played(self, note: PlayedNote, game: Game, known: Known, lang: str) -> Rendered:
-        """The prompt the player pressed, answered: what happened, the card held now, and
-        that the reveal comes next. No keys."""
+        """The prompt the player pressed, answered: what happened and the card held now (and
+        that the cards are on the table, when the move ended the round). No keys."""
         params: dict[str, Any] = {}
         if note.card is not None:
             params["card"] = note.card.code
@@ -158,13 +213,14 @@ class PrivatePart(ReplyPart):
             params["king"] = note.king.code
         players = self.cast(known, game.seats, lang)
         done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
-        mark = "" if note.answer == "timed_out" else "✅ "  # that answer has its own clock
+        # The answer's own mark: a King's block is no success, a lapse has its own clock.
+        mark = {"timed_out": "", "done_blocked": "👑 ", "done_cut_blocked": "👑 "}.get(
+            note.answer, "✅ "
+        )
         lines = [] if note.last is None else [self.recall_line(note.last, lang)]
-        lines += [
-            self._where(game, note.round, lang),
-            f"{mark}{done}",
-            self.tr.t(lang, "played_revealed" if note.revealed else "played_wait"),
-        ]
+        lines += [self._where(game, note.round, lang), f"{mark}{done}"]
+        if note.revealed:  # the move ended the round
+            lines.append(self.tr.t(lang, "played_revealed"))
         return Rendered("\n".join(lines))
 
     def final(self, note: CloseNote, game: Game, known: Known, lang: str, reader: int) -> Rendered:
@@ -219,3 +275,21 @@ class PrivatePart(ReplyPart):
             lines.append(t(lang, f"close_{note.reason}"))
         # Out of the game, the rest is no longer urgent for the player.
         return Rendered("\n".join(lines), quiet=note.reason is CloseReason.OUT)
+
+
+def _runs(acts: tuple[Act, ...]) -> list[tuple[ActKind, list[Act]]]:
+    """The round's acts told together: keeps in a row, and a chain of swaps (each one asked by
+    the player the last swap went to) are one run each; any other act is a run of its own."""
+    runs: list[tuple[ActKind, list[Act]]] = []
+    for act in acts:
+        last = runs[-1] if runs else None
+        if last is not None and act.kind is last[0] is ActKind.KEEP:
+            last[1].append(act)
+        elif last is not None and act.kind is last[0] is ActKind.SWAP:
+            if last[1][-1].target == act.player:
+                last[1].append(act)
+            else:
+                runs.append((act.kind, [act]))
+        else:
+            runs.append((act.kind, [act]))
+    return runs

@@ -77,6 +77,7 @@ SAMPLE: dict[str, object] = {
     "points": "+3",
     "place": 1,
     "others": "2 others",
+    "until": ' (until <tg-time unix="1764626670" format="T">21:04:30 UTC</tg-time>)',
 }
 
 
@@ -97,9 +98,7 @@ def sample(language: str) -> dict[str, object]:
         )
     )
     values["items"] = items
-    values["line"] = text.get("rules_line_house", MESSAGES["rules_line_house"]).format(
-        items=items
-    )
+    values["line"] = text.get("rules_line_house", MESSAGES["rules_line_house"]).format(items=items)
     values["swap"] = text.get("rules_swap_block", MESSAGES["rules_swap_block"])
     values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 import re
 from datetime import UTC, datetime
 
@@ -93,7 +94,7 @@ def preview(notice: Notice, game: Game, players: dict[int, Player], lang: str) -
     if isinstance(payload, DealNote):
         return renderer.deal(payload, game, players, lang, with_result=True)
     if isinstance(payload, PromptNote):
-        return renderer.prompt(payload, game, players, lang)
+        return renderer.prompt(payload, game, players, lang, reader=notice.chat_id)
     if isinstance(payload, CloseNote) and payload.place is not None:
         return renderer.final(payload, game, players, lang, reader=notice.chat_id)
     if isinstance(payload, CloseNote):
@@ -139,21 +140,26 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
             assert "<b>&amp; O'Neil" not in text and "{" not in text
             payload = str(notice.payload)
             # A line recalling the last round shows cards the table saw at its reveal.
-            recalled, _, rest = text.partition("\n") if text.startswith("↩️") else ("", "", text)
-            recalled += "".join(line for line in rest.splitlines() if line.startswith("↩️"))
+            lines = text.splitlines()
+            recalled = "".join(line for line in lines if line.startswith("↩️"))
+            rest = "\n".join(line for line in lines if not line.startswith("↩️"))
             # The group sees cards only in a reveal or a sudden-death draw, or a shown king.
             if notice.chat_id < 0 and "RevealView" not in payload and "SuddenDeath" not in payload:
                 body = "\n".join(line for line in text.splitlines() if not line.startswith("↩️"))
                 assert all(c.startswith("K") for c in CARD.findall(body)), text
             if isinstance(notice.payload, PromptNote):
                 # A turn prompt shows exactly one card of this round: the one the player holds
-                # now; its first line may recall the card they held at the last reveal.
+                # now; a line under its call may recall the card they held at the last reveal.
                 held = card_label(notice.payload.card.code)
                 assert [m.group(0) for m in CARD.finditer(rest)] == [held], text
+                # Only the first to play recalls it (their card came with this prompt); the
+                # others read it with their card at the deal: told once.
                 last = notice.payload.last
-                if last is not None and last.card is not None:
+                if notice.payload.prev is not None and last is not None and last.card is not None:
                     shown_cards = [m.group(0) for m in CARD.finditer(recalled)]
                     assert shown_cards == [card_label(last.card.code)], text
+                else:
+                    assert not recalled, text
             if shown.keyboard is not None:
                 for row in shown.keyboard.inline_keyboard:
                     for button in row:
@@ -454,6 +460,7 @@ def test_a_turn_shows_when_it_runs_out_and_the_first_player_keeps_their_last_rou
         lives=2,
         options=("keep", "swap"),
         target=2,
+        prev=last,  # the first to play: the card came with this prompt
         last=last,
         deadline=deadline,
     )
@@ -461,13 +468,19 @@ def test_a_turn_shows_when_it_runs_out_and_the_first_player_keeps_their_last_rou
     # A date-time Telegram shows in the reader's zone; its text is the UTC time for old apps.
     assert f'<tg-time unix="{int(deadline.timestamp())}" format="T">' in html_text
     shown = plain(html_text)
-    first, rest = shown.split("\n", 1)
-    assert first.startswith("↩️") and "4" in first and "6♠" in first and "💔" in first
-    assert "60" in rest and deadline.strftime("%H:%M:%S") in rest
-    # Answered, the prompt keeps that first line (nothing else in the chat told that round).
+    call, recall, rest = shown.split("\n", 2)
+    # The call to act first (with the group, the round and the seconds: a lock screen's line),
+    # then how the last round ended.
+    assert call.startswith("👉") and "Club" in call and "5" in call and "60" in call
+    assert recall.startswith("↩️") and "4" in recall and "6♠" in recall and "💔" in recall
+    assert deadline.strftime("%H:%M:%S") in rest
+    # Answered, the prompt keeps that line (nothing else in the chat told that round).
     played = PlayedNote(round=5, turn=21, answer="done_keep", card=Card.from_code("QH"), last=last)
     answered = plain(renderer.played(played, game, NAMED, lang).text)
-    assert answered.split("\n", 1)[0] == first and "Q♥" in answered
+    assert answered.split("\n", 1)[0] == recall and "Q♥" in answered
+    # Not the first to play: their card came at the deal, with the last round's end.
+    later = replace(note, prev=None)
+    assert "↩️" not in plain(renderer.prompt(later, game, NAMED, lang).text)
     # A time-out nudge names the seconds left and the time, and rings (not quiet).
     from cuckoo_bot.app.notices import NudgeNote
 

@@ -187,3 +187,34 @@ def test_a_lost_life_is_explained_in_private_even_when_kings_were_the_lowest(lan
     assert alone is not None and alone.tied == 0
     text = plain(renderer.result(alone, game(state, HouseRules()), lang).text)  # type: ignore[union-attr]
     assert tr.t(lang, "result_lost", card="2♥", lives="❤️❤️") in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_round_so_far_names_the_reader_you_and_fits_a_phone_line_at_ten(lang: str) -> None:
+    from cuckoo_bot.domain.state import Act, ActKind
+    from cuckoo_bot.transport.render.common import seen_length
+    from cuckoo_bot.transport.render.names import Cast
+
+    seats = list(range(1, 11))  # 10 players with long names; the reader (10) plays last
+    people = {
+        p: Player(id=p, first_name="Maximiliana" + "x" * p, last_name="W" * 60) for p in seats
+    }
+    cast = Cast(people, seats, "Player {n}")
+    you = tr.t(lang, "brief_you")
+    # a chain of swaps that ends with the reader: 1 -> 2 -> ... -> 9 -> 10
+    chain = tuple(Act(p, ActKind.SWAP, target=p + 1) for p in range(1, 10))
+    line = plain(renderer.so_far(lang, chain, cast, reader=10))
+    assert seen_length(line) <= 90, line
+    assert line.endswith(f"⇄ {you}")  # where the chain ends: the reader, "you"
+    # keeps in a row share one item; the player before asked the reader, whose King blocked
+    mixed = (
+        *(Act(p, ActKind.KEEP) for p in range(1, 6)),
+        Act(6, ActKind.SWAP, target=7),
+        Act(7, ActKind.SWAP, target=8),
+        Act(8, ActKind.TIMEOUT),
+        Act(9, ActKind.BLOCKED, target=10, shown=Card.from_code("KS")),
+    )
+    line = plain(renderer.so_far(lang, mixed, cast, reader=10))
+    assert seen_length(line) <= 90, line
+    assert line.count("✋") <= 1
+    assert line.endswith(plain(tr.t(lang, "brief_blocked_by_you", name=cast.short(9))))
