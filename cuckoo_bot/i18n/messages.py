@@ -305,9 +305,11 @@ MESSAGES: dict[str, str] = {
     "league_season": "This month ({season})",
     "league_all_time": "All time",
     "league_empty": "No finished games yet.",
-    "league_header": "#   Player          Rating Games Wins  Win%",
+    "league_same": "{label}, and all time",
+    # Columns of a 32-character monospace table: rank, name (12), points, games, wins.
+    "league_header": "#  Player         Pts Games Wins",
     "stats_title": "📊 <b>Your record</b>",
-    "stats_line": "{label}: {games}, {wins} ({shared}), rating {rating}, {lives}",
+    "stats_line": "{label}: {games}, {wins} ({shared}), {points}, {lives}",
     # Counts, each in the plural form its number takes in the language (``Translator.count``:
     # key.one, key.other, and key.few or key.many where a language needs them).
     "count_games.one": "{n} game",

@@ -33,12 +33,7 @@ async def cmd_leaderboard(update: Update, context: CuckooContext, s: Services, l
     scope = None if is_global else chat.id
     season = await queries.leaderboard(s.deps, scope)
     all_time = await queries.leaderboard(s.deps, scope, season="all")
-    text = s.renderer.league(lang, season, where, t(lang, "league_season", season=season.season))
-    text += (
-        "\n\n"
-        + s.renderer.league(lang, all_time, where, t(lang, "league_all_time")).split("\n", 1)[1]
-    )
-    await say(s, update, text)
+    await say(s, update, s.renderer.leagues(lang, season, all_time, where))
 
 
 @group_command

@@ -1,5 +1,5 @@
-"""The league table (rank, name, points, games, wins and win rate, aligned in a monospace
-block) and a player's own figures."""
+"""The league table (rank, name, points, games and wins, aligned in a monospace block that
+fits a phone's line) and a player's own figures."""
 
 from __future__ import annotations
 
@@ -10,11 +10,32 @@ from cuckoo_bot.app.queries import League
 from cuckoo_bot.transport.render.common import Part, fit
 from cuckoo_bot.transport.render.names import FSI, PDI, graphemes, readable, user_text
 
-NAME_WIDTH = 15  # graphemes in the table's name column
+NAME_WIDTH = 12  # graphemes in the table's name column
+LINE_WIDTH = 32  # a phone's monospace line: no row of the table is wider
+
+
+def _figures(league: League) -> list[tuple[int, int, int, int]]:
+    """What a table shows of each row: who, points, games, wins (shared ones counted)."""
+    return [
+        (r.player.id, r.standing.points, r.standing.games, r.standing.wins + r.standing.shared_wins)
+        for r in league.rows
+    ]
 
 
 class LeaguePart(Part):
+    def leagues(self, lang: str, season: League, all_time: League, where: str) -> str:
+        """``/leaderboard``: this month's table and the all-time one, or one table for both
+        while they are the same (a first month)."""
+        t = self.tr.t
+        month = t(lang, "league_season", season=season.season)
+        if _figures(season) == _figures(all_time):
+            return self.league(lang, season, where, t(lang, "league_same", label=month))
+        both = self.league(lang, all_time, where, t(lang, "league_all_time"))
+        return self.league(lang, season, where, month) + "\n\n" + both.split("\n", 1)[1]
+
     def league(self, lang: str, league: League, where: str, season_label: str) -> str:
+        """One table: rank, name, points, games and wins, aligned in a monospace block no wider
+        than ``LINE_WIDTH`` (a phone's line: nothing wraps)."""
         t = self.tr.t
         lines = [
             t(lang, "league_title", where=user_text(where, "—")),
@@ -28,10 +49,9 @@ class LeaguePart(Part):
         for row in league.rows:
             s = row.standing
             wins = s.wins + s.shared_wins
-            pct = round(100 * wins / s.games) if s.games else 0
             name = readable(row.player.display_name, NAME_WIDTH) or t(lang, "player_n", n=row.rank)
             name = FSI + name + PDI + " " * max(0, NAME_WIDTH - graphemes(name))
-            table.append(f"{row.rank:<3} {name} {s.points:>6d} {s.games:>5} {wins:>4} {pct:>4}%")
+            table.append(f"{row.rank:<2} {name} {s.points:>5d} {s.games:>5} {wins:>4}")
         lines.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
         return fit("\n".join(lines))
 
@@ -53,7 +73,7 @@ class LeaguePart(Part):
                     games=self.tr.count(lang, "count_games", row.games),
                     wins=self.tr.count(lang, "count_wins", row.wins + row.shared_wins),
                     shared=self.tr.count(lang, "count_shared", row.shared_wins),
-                    rating=row.points,
+                    points=self.tr.count(lang, "count_points", row.points, sign=""),
                     lives=self.tr.count(lang, "count_lives_lost", row.lives_lost),
                 )
             )

@@ -218,3 +218,38 @@ def test_the_round_so_far_names_the_reader_you_and_fits_a_phone_line_at_ten(lang
     assert seen_length(line) <= 90, line
     assert line.count("✋") <= 1
     assert line.endswith(plain(tr.t(lang, "brief_blocked_by_you", name=cast.short(9))))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_standings_fit_a_phone_line_say_points_and_show_one_table_while_the_same(
+    lang: str,
+) -> None:
+    from cuckoo_bot.app.model import Standing
+    from cuckoo_bot.app.queries import League, LeagueRow
+    from cuckoo_bot.transport.render.common import seen_length
+
+    def league(season: str, games: int) -> League:
+        rows = [
+            LeagueRow(
+                rank=i + 1,
+                player=Player(id=i + 1, first_name="Maximiliana" * 3, last_name="W" * 60),
+                standing=Standing(
+                    player_id=i + 1, scope=-1, season=season, games=games, wins=9, rating_mu=99
+                ),
+            )
+            for i in range(20)
+        ]
+        return League(scope=-1, season=season, rows=rows)
+
+    first = plain(renderer.leagues(lang, league("2026-12", 999), league("all", 999), "Club"))
+    table = first[first.index("#") :]
+    assert all(seen_length(line) <= 32 for line in table.splitlines()), table
+    assert first.count(tr.t(lang, "league_header")) == 1  # one table: month and all time agree
+    assert tr.t(lang, "league_same", label=tr.t(lang, "league_season", season="2026-12")) in first
+    later = plain(renderer.leagues(lang, league("2026-12", 3), league("all", 999), "Club"))
+    assert later.count(tr.t(lang, "league_header")) == 2
+    stats = plain(
+        renderer.stats(lang, {"season": league("2026-12", 3).rows[0].standing, "all": None})
+    )
+    points = league("x", 1).rows[0].standing.points
+    assert tr.count(lang, "count_points", points, sign="") in stats  # the podium's word
