@@ -119,17 +119,22 @@ async def write_notices(
 
 
 async def resign_in(
-    uow: UnitOfWork, deps: Deps, game: Game, player: PlayerId, now: datetime
+    uow: UnitOfWork,
+    deps: Deps,
+    game: Game,
+    player: PlayerId,
+    now: datetime,
+    by: PlayerId | None = None,
 ) -> Outcome:
-    """``player`` leaves the running ``game`` (already locked): out at once, the deal is redealt."""
+    """``player`` leaves the running ``game`` (already locked), or ``by`` takes them out: out
+    at once, the deal is redealt."""
     notices = notices_for(game)
     try:
-        apply_action(game, Resign(player), now, notices, actor=player)
+        apply_action(game, Resign(player, by=by), now, notices, actor=by or player)
     except RuleError as error:
         return Outcome(reply=Reply(ReplyCode(error.code)), game_id=game.id)
     await advance(uow, deps, game, notices, now)
     batch = await write_notices(uow, game, notices)
     await uow.games.save(game)
-    return Outcome(
-        reply=Reply(ReplyCode.RESIGNED), game_id=game.id, deadline=game.wake, batch=batch
-    )
+    reply = Reply(ReplyCode.RESIGNED) if by is None else Reply(ReplyCode.KICKED, {"player": player})
+    return Outcome(reply=reply, game_id=game.id, deadline=game.wake, batch=batch)

@@ -12,7 +12,7 @@ from cuckoo_bot.app.notices import CloseReason, LobbyView
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
-from cuckoo_bot.app.shared import ensure_chat, first_time
+from cuckoo_bot.app.shared import ensure_chat, first_time, may_manage
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.engine import draw_first_dealer
 from cuckoo_bot.domain.engine import new_game as seat_table
@@ -243,7 +243,7 @@ async def add_computer(
         if (refusal := _lobby_refusal(game)) is not None:
             return await answer(uow, refusal[0], game, **refusal[1])
         assert game is not None
-        if not _may_manage(game, user, is_admin):
+        if not may_manage(game, user, is_admin):
             return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
         used = {-p for p in game.seats if is_computer(p)}
         index = next(i for i in range(1, 100) if i not in used)
@@ -277,10 +277,6 @@ async def leave(deps: Deps, chat_id: int, user: Player, update_id: int | None = 
         return Outcome(reply=Reply(ReplyCode.LEFT), game_id=game.id, batch=batch)
 
 
-def _may_manage(game: Game, user: Player, is_admin: bool) -> bool:
-    return is_admin or user.id == game.creator_id
-
-
 async def start(
     deps: Deps, chat_id: int, user: Player, is_admin: bool, update_id: int | None = None
 ) -> Outcome:
@@ -293,7 +289,7 @@ async def start(
             return await answer(uow, ReplyCode.NO_LOBBY)
         if game.status is not GameStatus.LOBBY:
             return await answer(uow, ReplyCode.ALREADY_RUNNING, game)
-        if not _may_manage(game, user, is_admin):
+        if not may_manage(game, user, is_admin):
             return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
         if len(game.seats) < game.rules.min_players:
             minimum, have = game.rules.min_players, len(game.seats)
@@ -336,7 +332,7 @@ async def cancel(
         game = await uow.games.open_in_chat(chat_id, lock=True)
         if game is None:
             return await answer(uow, ReplyCode.NO_GAME)
-        if user is not None and not _may_manage(game, user, is_admin):
+        if user is not None and not may_manage(game, user, is_admin):
             return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
         was_running = game.status is GameStatus.RUNNING
         notices = notices_for(game)

@@ -11,6 +11,7 @@ from cuckoo_bot.app.flow import advance, apply_action, notices_for, write_notice
 from cuckoo_bot.app.lobby import lobby_deadline
 from cuckoo_bot.app.model import Asker, Game, GameStatus, Player, is_computer
 from cuckoo_bot.app.notices import (
+    Bulletin,
     CloseNote,
     CloseReason,
     GameOverView,
@@ -75,6 +76,19 @@ def _played(
         revealed=revealed,
         last=last,
     )
+
+
+def lapse(game: Game, notices: Bulletin, now: datetime, by: PlayerId | None = None) -> None:
+    """The turn in play runs out (``by``: someone skipped it): the player keeps their card,
+    and their prompt says so, its keys gone."""
+    state = game.state
+    assert state is not None and state.round is not None
+    rnd, turn, actor = state.round, state.turn, state.round.actor
+    recalled = _recalled(state, actor)
+    apply_action(game, Timeout(turn), now, notices, actor=by)
+    kept = game.state.round.card_of(actor) if game.state and game.state.round else None
+    code = ReplyCode.TIMED_OUT if by is None else ReplyCode.SKIPPED_BY
+    notices.played(actor, PlayedNote(rnd.number, turn, code, card=kept, other=by, last=recalled))
 
 
 def _recalled(state: GameState, player: PlayerId) -> RoundResult | None:
@@ -216,13 +230,7 @@ async def expire(deps: Deps, game_id: int) -> Outcome:
         assert game.state is not None
         notices = notices_for(game)
         if game.state.phase is Phase.TURNS and game.state.round is not None:
-            rnd, turn, actor = game.state.round, game.state.turn, game.state.round.actor
-            recalled = _recalled(game.state, actor)
-            apply_action(game, Timeout(turn), now, notices)
-            # The lapsed prompt says so, its keys gone (the player kept their card).
-            kept = game.state.round.card_of(actor) if game.state.round is not None else None
-            lapsed = PlayedNote(rnd.number, turn, ReplyCode.TIMED_OUT, card=kept, last=recalled)
-            notices.played(actor, lapsed)
+            lapse(game, notices, now)
         await advance(uow, deps, game, notices, now)
         batch = await write_notices(uow, game, notices)
         await uow.games.save(game)

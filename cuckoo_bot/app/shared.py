@@ -43,6 +43,12 @@ async def ensure_chat(uow: UnitOfWork, chat: Chat, founder: Player | None = None
     return stored
 
 
+def may_manage(game: Game, user: Player, is_admin: bool) -> bool:
+    """Starting, cancelling, skipping a quiet player's turn or taking them out: the game's
+    creator's or a group admin's to do."""
+    return is_admin or user.id == game.creator_id
+
+
 async def answered(
     uow: UnitOfWork,
     outcome: Outcome,

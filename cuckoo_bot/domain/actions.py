@@ -50,9 +50,12 @@ class Timeout:
 
 @dataclass(frozen=True, slots=True)
 class Resign:
-    """A player leaves the running game: out at once, the current deal is gathered and redealt."""
+    """A player leaves the running game: out at once, the current deal is gathered and redealt.
+    ``by``: someone else took them out (the group's admin or the game's creator, of a player
+    gone quiet)."""
 
     player: PlayerId
+    by: PlayerId | None = None
 
 
 @dataclass(frozen=True, slots=True)

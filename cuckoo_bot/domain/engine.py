@@ -103,7 +103,7 @@ def apply(state: GameState, action: Action) -> Result:
     if isinstance(action, Deal):
         return _deal(state, action.deck)
     if isinstance(action, Resign):
-        return _resign(state, action.player)
+        return _resign(state, action.player, action.by)
     if isinstance(action, Misdeal):
         if state.phase is not Phase.TURNS:
             raise IllegalAction("there is no deal to gather")
@@ -398,20 +398,21 @@ def _settle_if_one_left(state: GameState, events: list[Event]) -> GameState:
     return state
 
 
-def _resign(state: GameState, player: PlayerId) -> Result:
+def _resign(state: GameState, player: PlayerId, by: PlayerId | None = None) -> Result:
     if player not in state.players:
         raise NotInGame("not at this table")
+    reason = RemovalReason.REMOVED if by is not None and by != player else RemovalReason.RESIGNED
     events: list[Event] = []
     if state.phase is Phase.SUDDEN_DEATH and player in state.sudden_death:
         # Everyone in sudden death is already on zero lives: leaving just drops out of the draw.
         rest = tuple(p for p in state.sudden_death if p != player)
-        events.append(PlayerRemoved(player=player, reason=RemovalReason.RESIGNED))
+        events.append(PlayerRemoved(player=player, reason=reason))
         if len(rest) == 1:
             return _win(state, rest, events)
         return replace(state, sudden_death=rest), tuple(events)
     if not state.seat(player).active:
         raise IllegalAction("already out of the game")
-    state = _eliminate(state, player, RemovalReason.RESIGNED, events)
+    state = _eliminate(state, player, reason, events)
     if state.phase is Phase.TURNS:
         return _gather(state, events)
     state = _settle_if_one_left(state, events)

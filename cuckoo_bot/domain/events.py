@@ -17,6 +17,7 @@ class LifeLossCause(Enum):
 class RemovalReason(Enum):
     IDLE = "idle"  # too many turns in a row timed out
     RESIGNED = "resigned"  # left the game
+    REMOVED = "removed"  # taken out by the group's admin or the game's creator
 
 
 @dataclass(frozen=True, slots=True)

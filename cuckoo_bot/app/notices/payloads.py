@@ -37,6 +37,7 @@ class CloseReason(StrEnum):
     CANCELLED = "cancelled"
     RESIGNED = "resigned"
     IDLE = "idle"  # missed too many turns in a row
+    REMOVED = "removed"  # taken out by the group's admin or the game's creator
     EXPIRED = "expired"  # the Play again key under their end of the game is too old
 
 

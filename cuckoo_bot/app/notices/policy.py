@@ -233,8 +233,8 @@ class Bulletin:
         self.announce(event, (event.round,))
 
     def _removed(self, state: GameState, event: PlayerRemoved, revealed: bool) -> None:
-        idle = event.reason is RemovalReason.IDLE
-        self.close(event.player, CloseReason.IDLE if idle else CloseReason.RESIGNED)
+        why = {RemovalReason.IDLE: CloseReason.IDLE, RemovalReason.REMOVED: CloseReason.REMOVED}
+        self.close(event.player, why.get(event.reason, CloseReason.RESIGNED))
         self.announce(event, (event.player,))
 
     def _sudden_death(

@@ -22,7 +22,7 @@ from cuckoo_bot.app.ports import ConcurrentUpdate
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.transport import keydata, logfields
 from cuckoo_bot.transport.context import CuckooApp, CuckooContext
-from cuckoo_bot.transport.handlers import info, league, lobby, membership, play, settings
+from cuckoo_bot.transport.handlers import info, league, lobby, membership, play, quiet, settings
 from cuckoo_bot.transport.handlers.common import (
     Handler,
     KeyHandler,
@@ -60,6 +60,8 @@ COMMANDS = (
     Command("leave", lobby.cmd_leave, (GROUP,)),
     Command("startgame", lobby.cmd_startgame, (GROUP,)),
     Command("cancel", lobby.cmd_cancel, (GROUP,)),
+    Command("skip", quiet.cmd_skip, (GROUP,)),
+    Command("kick", quiet.cmd_kick, (GROUP,)),
     Command("leaderboard", league.cmd_leaderboard, (GROUP,)),
     Command("history", league.cmd_history, (GROUP,)),
     Command("start", lobby.cmd_start, (PRIVATE,)),

@@ -125,7 +125,9 @@ def _misdealt(t: Say, event: Any, players: Players) -> str:
 
 def _removed(t: Say, event: Any, players: Players) -> str:
     assert isinstance(event, PlayerRemoved)
-    key = "ann_removed_idle" if event.reason is RemovalReason.IDLE else "ann_resigned"
+    key = {RemovalReason.IDLE: "ann_removed_idle", RemovalReason.REMOVED: "ann_removed"}.get(
+        event.reason, "ann_resigned"
+    )
     return t(key, name=name_of(players, event.player))
 
 

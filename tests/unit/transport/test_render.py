@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest

@@ -253,3 +253,22 @@ def test_standings_fit_a_phone_line_say_points_and_show_one_table_while_the_same
     )
     points = league("x", 1).rows[0].standing.points
     assert tr.count(lang, "count_points", points, sign="") in stats  # the podium's word
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_answered_prompt_is_marked_for_what_happened(lang: str) -> None:
+    from cuckoo_bot.app.notices import PlayedNote
+
+    state, _ = played([Deal(dealt(["9H", "8H", "6S"], []))], HouseRules())
+    g = game(state, HouseRules())
+    card = Card.from_code("7D")
+
+    def answered(answer: str, **kw: object) -> str:
+        note = PlayedNote(1, 1, answer, card=card, **kw)  # type: ignore[arg-type]
+        return plain(renderer.played(note, g, PEOPLE, lang).text).splitlines()[1]
+
+    assert answered("done_keep").startswith("✅")
+    blocked = answered("done_blocked", other=BOB, king=Card.from_code("KS"))
+    assert blocked.startswith("👑") and "✅" not in blocked  # a King's block is no success
+    skipped = answered("skipped_by", other=ANA)
+    assert skipped.startswith("⏭") and "Ana" in skipped and "7♦" in skipped
