@@ -70,7 +70,8 @@ async def kick(
     update_id: int | None = None,
 ) -> Outcome:
     """``/kick``: ``target`` (None: the player whose turn it is) is out of the game at once, as
-    if they had left; the deal is gathered and dealt again."""
+    if they had left; the deal is gathered and dealt again. Never the one who asks (``/leave``
+    is theirs)."""
     now = deps.clock.now()
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
@@ -81,7 +82,7 @@ async def kick(
             return refused
         assert game.state is not None
         player = target if target is not None else _actor(game)
-        if player is None or player not in game.state.active_players:
+        if player is None or player == user.id or player not in game.state.active_players:
             return await answer(uow, ReplyCode.KICK_WHOM, game)
         outcome = await resign_in(uow, deps, game, player, now, by=user.id)
         await uow.commit()

@@ -453,3 +453,44 @@ async def test_the_play_again_key_comes_off_when_it_expires(
     (game,) = await audit_finished_games(database_url, [GROUP])
     assert await live_key_rows(database_url, [game.id], within=10) == []
     assert game.deadline is None
+
+
+async def test_a_quiet_player_is_skipped_then_kicked_and_a_leaving_is_told_once(
+    fake: FakeBotApi, bot: BotProcess, table: TableDriver
+) -> None:
+    seat_people(fake, started=(ANN, BEN, CAT, DON))
+    await open_lobby(fake, table, (ANN, BEN, CAT, DON))
+    await start(table, ANN)
+    prompt = await table.next_prompt()
+    assert prompt is not None
+    # Only the game's creator (Ann, also the admin) may: Don may not.
+    await table.say(DON, "/skip")
+    await fake.wait_for_message(GROUP, contains="creator or a group admin")
+    quiet = prompt.actor
+    await table.say(ANN, "/skip")
+    await fake.wait_for_message(GROUP, contains="turn is skipped", timeout=GROUP_PATIENCE)
+    # the skipped player reads on their prompt who skipped it, its keys gone
+    await fake.wait_for(lambda: "skipped your turn" in (prompt.message.text or "") or None)
+    assert not prompt.message.callback_datas
+    nxt = await table.next_prompt(after=prompt.data("k"))
+    assert nxt is not None and nxt.actor != quiet
+    while nxt.actor == ANN:  # /kick takes the player whose turn it is, never the one asking
+        await table.press(ANN, nxt.message, nxt.data("k") or "")
+        nxt = await table.next_prompt(after=nxt.data("k"))
+        assert nxt is not None
+    kicked = nxt.actor
+    before = max(m.message_id for m in fake.messages(GROUP))
+    await table.say(ANN, "/kick")
+    await fake.wait_for_message(GROUP, contains="taken out of the game", timeout=GROUP_PATIENCE)
+    await fake.wait_for_message(kicked, contains="took you out of the game")
+    await fake.wait_idle(quiet=0.5)
+    said = [m.text or "" for m in fake.messages(GROUP) if m.from_bot and m.message_id > before]
+    assert not any("is out of the game" in text for text in said), said  # told once
+    # Leaving: the group's line tells it; no "You left the game." to everyone.
+    leaver = next(p for p in (BEN, CAT, DON) if p != kicked)
+    before = max(m.message_id for m in fake.messages(GROUP))
+    await table.say(leaver, "/leave")
+    await fake.wait_for_message(GROUP, contains="left the game", timeout=GROUP_PATIENCE)
+    await fake.wait_idle(quiet=0.5)
+    said = [m.text or "" for m in fake.messages(GROUP) if m.from_bot and m.message_id > before]
+    assert not any("You left" in text for text in said), said

@@ -139,8 +139,11 @@ class Bulletin:
         notice.payload = dataclasses.replace(view, reveal=reveal)
 
     def announce(self, event: Event, key: tuple[Any, ...]) -> None:
-        payload = Announcement(codec.event_name(event), codec.dump_event(event))
-        self._put(("announce", *key), NoticeKind.ANNOUNCE, self._chat_id, payload)
+        """A line in the group, one per event and ``key`` (a player's leaving and a round's
+        redeal in the same step are two lines, whatever their numbers)."""
+        name = codec.event_name(event)
+        payload = Announcement(name, codec.dump_event(event))
+        self._put(("announce", name, *key), NoticeKind.ANNOUNCE, self._chat_id, payload)
 
     def game_over(self, view: GameOverView) -> None:
         self._put(("over",), NoticeKind.GAME_OVER, self._chat_id, view)

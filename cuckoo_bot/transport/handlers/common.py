@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from telegram import CallbackQuery, ChatMember, InlineKeyboardMarkup, Update, User
 from telegram import Chat as TgChat
@@ -14,7 +14,7 @@ from telegram.error import Forbidden, TelegramError
 
 from cuckoo_bot.app import chats, queries
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Asker, Chat, Player, supported_language
-from cuckoo_bot.app.results import Outcome, Reply
+from cuckoo_bot.app.results import Outcome, Reply, ReplyCode
 from cuckoo_bot.transport.answers import Answer
 from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.keydata import KeyData
@@ -60,7 +60,16 @@ async def say(
     await s.replies.say(Answer(message.chat.id, thread_of(update), text, keyboard))
 
 
+# Answers a group's own announcement already tells (``🚪 Ann left the game.``): to a command in
+# the group they would say it twice, the second time in the second person to everyone.
+TOLD_BY_THE_GAME = frozenset({ReplyCode.RESIGNED, ReplyCode.KICKED})
+
+
 async def reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
+    chat = update.effective_chat
+    in_group = chat is not None and chat.type != ChatType.PRIVATE
+    if outcome.reply is not None and in_group and outcome.reply.code in TOLD_BY_THE_GAME:
+        outcome = replace(outcome, reply=None)
     if outcome.reply is not None:
         players = await players_named(s, outcome.reply)
         await say(s, update, s.renderer.reply(lang, outcome.reply, players))

@@ -76,6 +76,8 @@ async def pressed(table: TableDriver, user: int, message: StoredMessage, label: 
         ("/cancel", GROUP, "no game"),
         ("/join", GROUP, "no lobby"),
         ("/newgame", ANN, "works in a group"),
+        ("/skip", GROUP, "not running"),
+        ("/kick", GROUP, "not running"),
     ],
 )
 async def test_every_command_answers(
@@ -217,3 +219,4 @@ async def test_stats_in_a_group_offer_a_key_to_the_private_chat(table: TableDriv
     assert link == "https://t.me/cuckoo_handlers_bot?start=stats"
     shown = await said(table, BEN, "/start stats", chat=BEN)
     assert "not finished a game" in (shown.text or "")
+
