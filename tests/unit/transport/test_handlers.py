@@ -219,4 +219,3 @@ async def test_stats_in_a_group_offer_a_key_to_the_private_chat(table: TableDriv
     assert link == "https://t.me/cuckoo_handlers_bot?start=stats"
     shown = await said(table, BEN, "/start stats", chat=BEN)
     assert "not finished a game" in (shown.text or "")
-
