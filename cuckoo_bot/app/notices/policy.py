@@ -170,13 +170,17 @@ class Bulletin:
             self._put(("played", player), NoticeKind.PLAYED, player, note)
 
     def close(
-        self, player: PlayerId, reason: CloseReason, over: GameOverView | None = None
+        self,
+        player: PlayerId,
+        reason: CloseReason,
+        over: GameOverView | None = None,
+        prev: RoundResult | None = None,
     ) -> None:
         if is_computer(player):
             return
         note = CloseNote(
             reason=reason,
-            prev=self._results.get(player),
+            prev=self._results.get(player) or prev,
             winners=over.winners if over else (),
             shared=over.shared if over else False,
         )
@@ -237,7 +241,11 @@ class Bulletin:
 
     def _removed(self, state: GameState, event: PlayerRemoved, revealed: bool) -> None:
         why = {RemovalReason.IDLE: CloseReason.IDLE, RemovalReason.REMOVED: CloseReason.REMOVED}
-        self.close(event.player, why.get(event.reason, CloseReason.RESIGNED))
+        # Dropped at the deal after their second lapse: the reveal before (a life lost to the
+        # clock, with fast turns) is told with their end, as no card of the new round will.
+        last = state.last_reveal
+        prev = last_result(state, event.player, last.round + 1) if last is not None else None
+        self.close(event.player, why.get(event.reason, CloseReason.RESIGNED), prev=prev)
         self.announce(event, (event.player,))
 
     def _sudden_death(

@@ -289,12 +289,13 @@ async def test_leaderboard_lists_players_by_rating(deps: Deps, world: World, gro
 async def test_a_player_idle_two_turns_running_leaves_at_the_next_deal_and_play_goes_on(
     deps: Deps, world: World, group: Chat, clock: FakeClock
 ) -> None:
+    deps = replace(deps, reveal_pause=4)  # the next deal is a step of its own, as in production
     game_id = await running_game(deps, group, [ANN, BEN, CLEO, DAN])
-    for _ in range(100):
+    for _ in range(200):
         game = the_game(world, game_id)
         if game.state.lives(ANN.id) == 0 or game.status is not GameStatus.RUNNING:
             break
-        if game.state.actor == ANN.id:
+        if game.state.actor == ANN.id or game.state.actor is None:  # Ann's lapse, or a deal
             clock.advance(91)
             await play.expire(deps, game_id)
         else:
@@ -307,6 +308,12 @@ async def test_a_player_idle_two_turns_running_leaves_at_the_next_deal_and_play_
         if n.kind is NoticeKind.ANNOUNCE
     ]
     assert ("PlayerRemoved", {"player": ANN.id, "reason": "idle"}) in announced
+    # Ann is told in private, with how her last round ended (the life it cost, if any).
+    (ended,) = [
+        n for n in world.outbox.values() if n.kind is NoticeKind.CLOSE and n.chat_id == ANN.id
+    ]
+    assert ended.payload.reason == "idle" and ended.payload.prev is not None
+    assert ended.payload.prev.round == game.state.round.number - 1
     # The new round's table shows whose turn it is, and that player is asked privately.
     table = [n for n in world.outbox.values() if n.kind is NoticeKind.TABLE][-1]
     assert table.payload.round == game.state.round.number
