@@ -193,6 +193,16 @@ class WebDemo:
         return f"{self.base}/app?game={self.game}#{launch}"
 
 
+def port_free(port: int) -> bool:
+    """Nothing listens on 127.0.0.1:``port`` (the web demo says so in a line, not a trace)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -272,6 +282,12 @@ async def run_web_demo(players: int, lang: str, seed: int | None, port: int) -> 
     from cuckoo_bot.bootstrap import configure_logging
 
     configure_logging("WARNING")
+    if port and not port_free(port):
+        sys.stderr.write(
+            f"cuckoo-bot demo --web: port {port} is in use on 127.0.0.1; choose another with"
+            " --port, or --port 0 for any free one.\n"
+        )
+        return 2
     humans = min(players, len(WEB_PEOPLE))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -281,3 +281,17 @@ async def test_the_web_demo_prints_a_signed_link_per_player_that_opens_their_tab
     finally:
         process.send_signal(signal.SIGINT)
         assert await asyncio.wait_for(process.wait(), 20) == 0
+
+
+def test_the_web_demo_on_a_port_in_use_says_so_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["demo", "--web", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"port {port} is in use" in err and "Traceback" not in err

@@ -368,7 +368,9 @@ def test_each_seat_shows_only_what_its_viewer_may_see(lib: Page) -> None:
     assert by[ANA]["turn"] and by[ANA]["status"] == "⏳ playing"
     assert by[ZOE]["dealer"]
     assert by[CURLY]["status"] == f"👑 blocked by {iso(chr(0x202E) + 'RETSAM')}'s King"
-    assert by[CURLY]["shown"] == "KS" and by[CURLY]["shownFace"]["label"] == "K♠"
+    # Rtl's K♠ blocked Curly's swap: the King shows at Rtl's seat, the one that holds it
+    assert by[RTL]["shown"] == "KS" and by[RTL]["shownFace"]["label"] == "K♠"
+    assert by[CURLY]["shown"] is None
     assert by[ANA]["front"] == standard(Card.from_code("7D"))
     assert by[RTL]["status"] == "⏱ time ran out: kept"
     assert by[BOB]["hearts"] == {"full": 2, "breaking": 0, "empty": 1, "show": True}
@@ -486,6 +488,8 @@ def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Open
     expect(page.locator(".seat.me .card3d.up [data-card='7D']")).to_have_count(1)
     # the shown King is the table's to see; no other card is in the page at all
     assert sorted(face_up(page)) == ["7D", "KS"]
+    # the King that blocked is drawn at the seat that holds it (Rtl's), not the asker's
+    expect(page.locator(f".seat[data-player='{RTL}'] .shown [data-card='KS']")).to_have_count(1)
     markup = page.content()
     for code, label in (("2C", "2♣"), ("9H", "9♥"), ("JD", "J♦"), ("AH", "A♥")):
         assert code not in face_up(page) and label not in markup
@@ -766,6 +770,8 @@ def test_the_podium_lists_the_others_in_their_finishing_order(open_page: Opener)
     expect(items.locator("bdi")).to_have_text([names[p] for p in expected])
     values = items.evaluate_all("lis => lis.map(li => li.value)")
     assert values == [places[p] for p in expected]  # a shared place shows as one number
+    # and the number is drawn (the list's own markers are off)
+    expect(items.locator(".place")).to_have_text([f"{places[p]}." for p in expected])
 
 
 def real_views(seed: int, seat: int, moments: int) -> list[dict[str, Any]]:

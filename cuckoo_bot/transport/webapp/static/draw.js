@@ -225,7 +225,10 @@ export function renderPodium(view) {
     const list = el("ol", "others");
     for (const seat of rest) {
       const item = el("li");
-      if (typeof seat.place === "number") item.value = seat.place; // a shared place shows once
+      if (typeof seat.place === "number") {
+        item.value = seat.place; // a shared place shows once
+        item.appendChild(el("span", "place", seat.place + ".")); // the list draws no numbers
+      }
       item.appendChild(el("bdi", null, seat.name || S.t("player")));
       list.appendChild(item);
     }

@@ -290,9 +290,13 @@ export function seatModel(view, seat, t) {
     });
     tone = seat.acted === "blocked" || seat.acted === "cut_blocked" ? "king" : "done";
   }
-  // a card shown to the table is the one that blocked this seat's swap or cut, until the reveal
-  const blocked = seat.acted === "blocked" || seat.acted === "cut_blocked";
-  const shownFace = view.status === "running" && !revealed && blocked ? faceOf(view, seat.shown) : null;
+  // A King shown to the table, until the reveal: at the seat that holds it (a swap was asked of
+  // it), or at the dealer's who cut it from the deck (it is set aside there).
+  const blocked = (view.seats || []).find(function (other) {
+    return other.acted === "blocked" && other.target === seat.player;
+  });
+  const shownCode = seat.acted === "cut_blocked" ? seat.shown : blocked ? blocked.shown : null;
+  const shownFace = view.status === "running" && !revealed ? faceOf(view, shownCode) : null;
   const max = Math.max(view.max_lives || 0, seat.lives || 0);
   const lives = Math.max(0, seat.lives || 0);
   const breaking = lost ? 1 : 0;
@@ -308,7 +312,7 @@ export function seatModel(view, seat, t) {
     front: face === "up" ? front : null,
     status: status,
     tone: tone,
-    shown: shownFace ? seat.shown : null,
+    shown: shownFace ? shownCode : null,
     shownFace: shownFace,
     lost: lost,
     hearts: {
