@@ -191,7 +191,7 @@ async def test_the_english_keys_say_join_leave_start_keep_swap_cut() -> None:
 
 @pytest.mark.parametrize(
     ("lang", "keep", "swap"),
-    [("en", "Keep", "Swap"), ("es", "Me quedo", "Cambiar"), ("fr", "Garder", "Échanger")],
+    [("en", "Keep", "Swap"), ("es", "Quedármela", "Cambiar"), ("fr", "Garder", "Échanger")],
 )
 async def test_turn_keys_are_translated(lang: str, keep: str, swap: str) -> None:
     deps = await played_game(seed=5, rules=HouseRules())

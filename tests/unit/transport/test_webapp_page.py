@@ -663,6 +663,15 @@ def test_a_phone_wide_page_has_no_sideways_scroll(open_page: Opener, count: int)
     expect(page.locator("#table")).to_have_class(
         f"table {'ring' if count <= 8 else 'rows'} n{count}"
     )
+    # the viewer's "You" is never cut, however long their name (a long name gives way)
+    view = scenes.crowded(count).view()
+    view["seats"][0]["name"] = "Anastasia-Maximiliana von Habsburg"
+    page, _ = open_page(view)
+    you = page.locator(".seat.me .name .you")
+    expect(you).to_have_text(MESSAGES["web_you"])
+    inside = """e => { const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
+        return r.right <= p.right + 0.5 && e.scrollWidth <= e.clientWidth + 1; }"""
+    assert you.evaluate(inside)
 
 
 def test_light_and_dark_themes_colour_the_page(open_page: Opener) -> None:
