@@ -137,7 +137,6 @@ MESSAGES: dict[str, str] = {
     "row_blocked": "{name} {lives} · 👑 {target} showed {king}: no swap",
     "row_cut": "{name} {lives} · ✂️ cut from the deck",
     "row_cut_blocked": "{name} {lives} · 👑 cut {king}: set aside",
-    "table_recap": "↩️ Round {round}: {losses}",
     "table_revealed": "👀 <b>Cards on the table!</b>",
     "table_revealed_lost": "💔 {names}",
     "table_revealed_out": "💀 {names} out",

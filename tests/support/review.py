@@ -5,7 +5,8 @@ what no longer holds, what rang, how long the longest text was.
 
 - **repeats**: a round's result told in more than one message of a private chat, in any text
   the message showed (its result line under the round's header, or the ``↩️ Round N`` line
-  atop a later message); each extra message is one repeat;
+  atop a later message), or its reveal in more than one of the group's messages (its table,
+  and a later table's recap); each extra message is one repeat;
 - **stale lines**: lines of the final texts that are no longer true once the game is over (a
   turn's call to act, "the reveal comes when everyone has played", "I'll write when it's your
   turn");
@@ -111,6 +112,34 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 HEAD, RESULT, RECALL, STALE = _patterns()
 
 
+def _group_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(a round's table title, its reveal line, a later table's recap of it), every language."""
+    tr = Translator()
+    titles, reveals, recaps = [], [], []
+    for lang in SUPPORTED_LANGUAGES:
+        titles.append(catalog_pattern(tr, lang, "table_title", round=r"(\d+)", dealer=".+?"))
+        reveals.append(".*?" + catalog_pattern(tr, lang, "table_revealed") + ".*?")
+        if "table_recap" in MESSAGES:
+            recaps.append(catalog_pattern(tr, lang, "table_recap", round=r"(\d+)", losses=".+?"))
+    never = "(?!x)x"
+    return _either(titles), _either(reveals), _either(recaps or [never])
+
+
+TITLE, REVEALED, RECAP = _group_patterns()
+
+
+def group_told(text: str) -> Iterator[int]:
+    """The rounds whose reveal a group message tells: a table with its reveal (a folded one
+    too), or a later table's line recalling it."""
+    titles = list(TITLE.finditer(text))
+    ends = [t.start() for t in titles[1:]] + [len(text)] if titles else []
+    for title, end in zip(titles, ends, strict=True):
+        if REVEALED.search(text[title.start() : end]):
+            yield int(next(g for g in title.groups() if g is not None))
+    for recap in RECAP.finditer(text):
+        yield int(next(g for g in recap.groups() if g is not None))
+
+
 def blocks(text: str) -> Iterator[tuple[int, int, str]]:
     """(round, offset, block) for each part of a private message that starts with a round's
     header; what comes before the first header (or a message without one) yields nothing."""
@@ -172,6 +201,16 @@ def repeats_in(fake: FakeBotApi, chat_id: int) -> list[tuple[int, list[int]]]:
     return [(n, sorted(m)) for n, m in sorted(told.items()) if len(m) > 1]
 
 
+def group_repeats_in(fake: FakeBotApi, group: int) -> list[tuple[int, list[int]]]:
+    """(round, messages) for each round whose reveal more than one group message tells."""
+    told: dict[int, set[int]] = {}
+    for msg in fake.messages(group, include_deleted=False):
+        if msg.from_bot:
+            for number in group_told(msg.text or ""):
+                told.setdefault(number, set()).add(msg.message_id)
+    return [(n, sorted(m)) for n, m in sorted(told.items()) if len(m) > 1]
+
+
 def stale_in(fake: FakeBotApi, chat_id: int) -> list[tuple[int, str]]:
     """(message, line) for each line of a final text that says what is still to come."""
     return [
@@ -207,7 +246,8 @@ def review(fake: FakeBotApi, group: int, people: list[int]) -> Review:
         private_per_round=sum(len(p) for p in private) / len(people) / rounds,
         ringing=sum(sum(1 for m in p if not m.silent) for p in private) / len(people),
         longest=longest,
-        repeats=sum(len(m) - 1 for p in people for _, m in repeats_in(fake, p)),
+        repeats=sum(len(m) - 1 for p in people for _, m in repeats_in(fake, p))
+        + sum(len(m) - 1 for _, m in group_repeats_in(fake, group)),
         stale=sum(len(stale_in(fake, chat)) for chat in (group, *people)),
     )
 

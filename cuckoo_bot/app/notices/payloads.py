@@ -58,17 +58,6 @@ class RevealView:
 
 
 @dataclass(frozen=True)
-class Recap:
-    """The last reveal in one line, atop the next round's table: who lost a life with which
-    card, and who went out."""
-
-    round: int
-    lost: tuple[PlayerId, ...] = ()
-    cards: tuple[Card, ...] = ()  # aligned with ``lost``
-    out: tuple[PlayerId, ...] = ()
-
-
-@dataclass(frozen=True)
 class TableView:
     """The group's table for one round: acts so far, whose turn it is, then the reveal."""
 
@@ -83,7 +72,6 @@ class TableView:
     reveal: RevealView | None = None
     gathered: bool = False  # ended without a reveal: a misdeal, or the last opponent left
     closed: bool = False  # the game was cancelled during the round
-    recap: Recap | None = None  # how the round before ended
     deadline: datetime | None = None  # when the turn in play runs out
 
     @property

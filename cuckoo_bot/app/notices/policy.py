@@ -27,7 +27,6 @@ from cuckoo_bot.app.notices.payloads import (
     Payload,
     PlayedNote,
     PromptNote,
-    Recap,
     RevealView,
     RoundResult,
     TableView,
@@ -109,14 +108,11 @@ class Bulletin:
             cuts_made=rnd.cuts_made,
             gathered=gathered,
             closed=closed,
-            recap=_recap(state, rnd.number),
         )
         if old is not None:
             assert isinstance(old.payload, TableView)
-            # The lives show the round as dealt; the recap and the reveal stay once there.
-            view = dataclasses.replace(
-                view, lives=old.payload.lives, reveal=old.payload.reveal, recap=old.payload.recap
-            )
+            # The lives show the round as dealt; the reveal stays once there.
+            view = dataclasses.replace(view, lives=old.payload.lives, reveal=old.payload.reveal)
         self._put(key, NoticeKind.TABLE, self._chat_id, view)
 
     def _reveal(self, state: GameState, event: Revealed | LifeLost | PlayerEliminated) -> None:
@@ -404,18 +400,4 @@ def last_result(state: GameState, player: PlayerId, round_no: int) -> RoundResul
         lives=lives,
         out=lives == 0,
         tied=len(last.lowest) - 1 if lowest else 0,
-    )
-
-
-def _recap(state: GameState, round_no: int) -> Recap | None:
-    """The reveal of the round before ``round_no``, in a line; None when it was not revealed."""
-    last = state.last_reveal
-    if last is None or last.round != round_no - 1:
-        return None
-    lost = tuple(p for p in last.order if last.lost(p))
-    return Recap(
-        round=last.round,
-        lost=lost,
-        cards=tuple(last.cards[last.order.index(p)] for p in lost),
-        out=tuple(p for p in lost if state.lives(p) == 0),
     )

@@ -5,7 +5,7 @@ the round before ended; later rounds shown together fold under it."""
 from __future__ import annotations
 
 from cuckoo_bot.app.model import Game
-from cuckoo_bot.app.notices import Notice, Recap, TableView
+from cuckoo_bot.app.notices import Notice, TableView
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.transport import keydata
@@ -34,8 +34,6 @@ class TablePart(Part):
         head = [self._title(view, players, lang)]
         if view.round == 1:  # the game's start: the rules it is played by
             head.append(self.rules_line(lang, game.rules, game.turn_timeout))
-        if view.recap is not None and view.recap.lost:
-            head.append(self._recap(view.recap, players, lang))
         body = ["", *self._rows(view, players, lang), *self._status(view, game, players, lang)]
         later = []
         for other in folded:
@@ -59,14 +57,6 @@ class TablePart(Part):
     def _title(self, view: TableView, players: Players, lang: str) -> str:
         dealer = name_of(players, view.dealer)
         return self.tr.t(lang, "table_title", round=view.round, dealer=dealer)
-
-    def _recap(self, recap: Recap, players: Players, lang: str) -> str:
-        """How the round before ended, in a line: who lost a life, with which card."""
-        losses = ", ".join(
-            f"{name_of(players, p)} {card_label(c.code)} {'💀' if p in recap.out else '💔'}"
-            for p, c in zip(recap.lost, recap.cards, strict=True)
-        )
-        return self.tr.t(lang, "table_recap", round=recap.round, losses=losses)
 
     def _rows(self, view: TableView, players: Players, lang: str) -> list[str]:
         """One row per seat in turn order: name, lives, what it did; at the reveal its card."""

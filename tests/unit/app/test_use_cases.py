@@ -576,11 +576,9 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
         assert told is not None and told.round == 1
         assert told.card == last.card_of(notice.chat_id)
         assert told.lost == (notice.chat_id in last.lowest)
-    # The new table recalls who lost a life at the reveal, with the card they held.
+    # The new table does not tell the last reveal again: its own table did.
     (table,) = [n for n in dealt.batch.notices if n.kind is NoticeKind.TABLE]
-    recap = table.payload.recap
-    assert recap.round == 1 and set(recap.lost) == set(last.lowest)
-    assert recap.cards == tuple(last.card_of(p) for p in recap.lost)
+    assert table.payload.reveal is None and table.payload.round == 2
 
 
 async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(

@@ -669,7 +669,8 @@ def test_a_phone_wide_page_has_no_sideways_scroll(open_page: Opener, count: int)
     page, _ = open_page(view)
     you = page.locator(".seat.me .name .you")
     expect(you).to_have_text(MESSAGES["web_you"])
-    inside = """e => { const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
+    inside = """e => { const r = e.getBoundingClientRect();
+        const p = e.parentElement.getBoundingClientRect();
         return r.right <= p.right + 0.5 && e.scrollWidth <= e.clientWidth + 1; }"""
     assert you.evaluate(inside)
 
