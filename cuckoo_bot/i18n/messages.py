@@ -90,8 +90,12 @@ MESSAGES: dict[str, str] = {
     "lobby_nobody": "Nobody has joined yet.",
     "lobby_hint": (
         "Tap <b>Join</b> to play. {min} to {max} players. {creator} or an admin starts the game;"
-        " it starts by itself in {minutes} min if there are enough players."
+        " it starts by itself {when} if there are enough players."
     ),
+    # When a lobby starts by itself: a time Telegram shows in each reader's zone (it does not
+    # go stale as "in 10 min" would), or, without one, in how many minutes.
+    "lobby_at": "at {time}",
+    "lobby_in": "in {minutes} min",
     "lobby_offered": "Last game's players, tap <b>Join</b> to play again: {names}",
     "lobby_started": "The game has started.",
     "lobby_cancelled": "This game was cancelled.",

@@ -7,7 +7,16 @@ from cuckoo_bot.app.deps import LOBBY_TIMEOUT
 from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import LobbyView, Notice
 from cuckoo_bot.transport import keydata
-from cuckoo_bot.transport.render.common import Known, Part, Rendered, fit, keys, mention, name_of
+from cuckoo_bot.transport.render.common import (
+    Known,
+    Part,
+    Rendered,
+    fit,
+    keys,
+    mention,
+    moment,
+    name_of,
+)
 
 
 class LobbyPart(Part):
@@ -39,7 +48,7 @@ class LobbyPart(Part):
                     min=game.rules.min_players,
                     max=game.rules.max_players,
                     creator=creator,
-                    minutes=self.lobby_minutes,
+                    when=self._when(game, lang),
                 ),
                 self.rules_line(lang, game.rules, game.turn_timeout),
             ]
@@ -67,3 +76,10 @@ class LobbyPart(Part):
             )
             lines += ["", t(lang, key)]
         return Rendered(fit("\n".join(lines)), keyboard)
+
+    def _when(self, game: Game, lang: str) -> str:
+        """When the lobby starts by itself, as a moment (a date-time entity), not a countdown
+        that would stand still in the message."""
+        if game.deadline is not None:
+            return self.tr.t(lang, "lobby_at", time=moment(game.deadline))
+        return self.tr.t(lang, "lobby_in", minutes=self.lobby_minutes)

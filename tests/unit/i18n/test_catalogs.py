@@ -77,6 +77,7 @@ SAMPLE: dict[str, object] = {
     "points": "+3",
     "place": 1,
     "others": "2 others",
+    "when": 'at <tg-time unix="1764626670" format="T">21:04:30 UTC</tg-time>',
     "until": ' (until <tg-time unix="1764626670" format="T">21:04:30 UTC</tg-time>)',
 }
 

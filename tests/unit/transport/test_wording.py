@@ -272,3 +272,15 @@ def test_an_answered_prompt_is_marked_for_what_happened(lang: str) -> None:
     assert blocked.startswith("👑") and "✅" not in blocked  # a King's block is no success
     skipped = answered("skipped_by", other=ANA)
     assert skipped.startswith("⏭") and "Ana" in skipped and "7♦" in skipped
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_lobby_says_when_it_starts_by_itself_as_a_time_not_a_countdown(lang: str) -> None:
+    from datetime import timedelta
+
+    deadline = NOW + timedelta(minutes=10)
+    lobby_game = Game(-100, ANA, HouseRules(), 90, NOW, id=5, seats=[ANA], deadline=deadline)
+    lobby = Notice(NoticeKind.LOBBY, -100, LobbyView(GameStatus.LOBBY, (ANA,)), 5, id=1)
+    html_text = renderer.lobby(lobby, lobby_game, PEOPLE, lang).text
+    assert f'<tg-time unix="{int(deadline.timestamp())}"' in html_text  # each reader's own time
+    assert tr.t(lang, "lobby_in", minutes=10) not in html_text
