@@ -822,3 +822,47 @@ def test_a_real_games_views_show_the_viewer_no_card_but_theirs_before_the_reveal
         assert set(face_up(page)) <= allowed  # the page draws no other card face up
         if own and not next(s["out"] for s in view["seats"] if s["player"] == ANA):
             assert own in face_up(page)
+
+
+OVERLAP = """([a, b]) => {
+    const r = document.querySelector(a).getBoundingClientRect();
+    const q = document.querySelector(b).getBoundingClientRect();
+    return r.top < q.bottom && q.top < r.bottom && r.left < q.right && q.left < r.right;
+}"""
+
+
+def test_on_a_phone_the_keys_never_cover_your_seat_and_a_toast_never_covers_the_keys(
+    open_page: Opener,
+) -> None:
+    page, _ = open_page(scenes.finished().view(), width=360, height=740)
+    expect(page.locator("#keys button")).to_have_count(1)
+    for scroll in (0, 10_000):  # at the top, and scrolled to the end
+        page.evaluate(f"window.scrollTo(0, {scroll})")
+        assert not page.evaluate(OVERLAP, [".seat.me", "#keys"]), scroll
+
+    def answers(api: FakeApi) -> None:
+        api.answers["move"] = (
+            409,
+            {"ok": False, "reply": "That button belongs to an earlier turn.", "view": None},
+        )
+
+    page, _ = open_page(scenes.running().view(), width=360, height=740, before=answers)
+    page.locator("#keys button[data-move='keep']").click()
+    expect(page.locator("#toast")).to_have_class(re.compile("show"))
+    page.wait_for_timeout(400)  # its slide-in done
+    assert not page.evaluate(OVERLAP, ["#toast", "#keys"])
+
+
+def test_on_a_desktop_window_the_table_grows_and_the_keys_stay_as_wide_as_it(
+    open_page: Opener,
+) -> None:
+    page, _ = open_page(scenes.running().view(), width=1280, height=800)
+    sizes = page.evaluate(
+        """() => ({
+            table: document.querySelector('#table').getBoundingClientRect().width,
+            keys: document.querySelector('#keys .row').getBoundingClientRect().width,
+            card: document.querySelector('.seat:not(.me) .slot').getBoundingClientRect().width,
+        })"""
+    )
+    assert sizes["table"] >= 600 and sizes["card"] >= 56, sizes
+    assert sizes["keys"] <= sizes["table"] + 1, sizes

@@ -15,6 +15,10 @@ import { again, move, setConn } from "./stream.js";
 export function toast(text) {
   const box = $("toast");
   box.textContent = text;
+  // Above the keys (and their question) when they show, never over them.
+  const keys = $("keys");
+  const above = keys.hidden ? 0 : keys.getBoundingClientRect().height;
+  box.style.bottom = Math.round(above + 16) + "px";
   box.classList.add("show");
   clearTimeout(S.toastTimer);
   S.toastTimer = setTimeout(function () { box.classList.remove("show"); }, 2800);
@@ -252,7 +256,9 @@ export function renderKeys() {
     box.hidden = true;
     return;
   }
+  box.classList.toggle("end", view.status === "finished");
   if (view.status === "finished") {
+    // Play again is not urgent: it ends the page, over no seat (yours is at the bottom).
     box.hidden = false;
     const row = el("div", "row");
     row.appendChild(keyButton(S.t("play_again"), "again", again));
