@@ -344,6 +344,9 @@ async def test_a_timeout_reaches_the_page_and_the_end_offers_play_again(
         status, answer = await page(session, bot, PLAYERS[1]).post("again", {"game": game})
         assert status == 200 and answer["ok"], answer
         assert answer["reply"]
+        # The answer names the new lobby and brings its view: the page goes on with it.
+        assert answer["game"] != game and answer["view"]["game"] == answer["game"]
+        assert answer["view"]["status"] == "lobby" and answer["view"]["viewer"] == PLAYERS[1]
         await fake.wait_for(
             lambda: (
                 (new := table.lobby()) is not None

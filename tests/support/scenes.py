@@ -56,7 +56,9 @@ class Scene:
         dealer: PlayerId,
         rules: HouseRules | None = None,
         lang: str = "en",
+        game_id: int = GAME,
     ) -> None:
+        self.game_id = game_id
         self.names = dict(names)
         self.rules = rules or HouseRules(max_players=max(10, len(self.names)))
         self.dealer = dealer
@@ -133,7 +135,7 @@ class Scene:
             rules=self.rules,
             turn_timeout=90,
             created_at=DEADLINE - timedelta(hours=1),
-            id=GAME,
+            id=self.game_id,
             status=self.status,
             seats=list(self.names),
             state=self.state,
@@ -154,7 +156,9 @@ class Scene:
         return view
 
     def copy(self) -> Scene:
-        twin = Scene(self.names, dealer=self.dealer, rules=self.rules, lang=self.lang)
+        twin = Scene(
+            self.names, dealer=self.dealer, rules=self.rules, lang=self.lang, game_id=self.game_id
+        )
         twin.state, twin.status, twin.version = self.state, self.status, self.version
         return twin
 
@@ -195,8 +199,8 @@ def finished() -> Scene:
     return scene
 
 
-def lobby() -> Scene:
-    return Scene(NAMES, dealer=ANA)
+def lobby(game_id: int = GAME) -> Scene:
+    return Scene(NAMES, dealer=ANA, game_id=game_id)
 
 
 def crowded(count: int) -> Scene:

@@ -190,9 +190,27 @@ class TableApi:
         outcome = await lobby.play_again(
             self.services.deps, seen.game.id, where, user, reachable=can_dm is not False
         )
-        return await self._answer(asking, outcome, with_view=False)
+        body, status = await self._told(asking, outcome, with_view=False)
+        onward = outcome.game_id
+        if onward and onward != seen.game.id:
+            # The game the group goes on with (the new lobby, or the one open or running there
+            # already) and its view: the page shows it next.
+            shot = await self.hub.latest(onward)
+            if shot is not None and shot.seen.chat_id == seen.chat_id:
+                seat = viewer.user_id if viewer.user_id in shot.seen.game.seats else None
+                body["game"] = onward
+                body["view"] = shot.view(seat, self.services.deps.clock.now())
+        return json_answer(body, status=status)
 
     async def _answer(self, asking: Asking, outcome: Outcome, *, with_view: bool) -> web.Response:
+        body, status = await self._told(asking, outcome, with_view=with_view)
+        return json_answer(body, status=status)
+
+    async def _told(
+        self, asking: Asking, outcome: Outcome, *, with_view: bool
+    ) -> tuple[dict[str, Any], int]:
+        """What a key pressed on the page answers: its toast, whether it took effect and, for
+        a move, the view after it."""
         await self.services.after(outcome)  # the chat is told as after a key (not the presser)
         lang = outcome.lang or asking.viewer.language or asking.shot.seen.language
         reply = outcome.reply
@@ -211,4 +229,4 @@ class TableApi:
                 shot = await self.hub.latest(game_id)
             if shot is not None:
                 body["view"] = shot.view(asking.seat, self.services.deps.clock.now())
-        return json_answer(body, status=200 if ok else 409)
+        return body, 200 if ok else 409

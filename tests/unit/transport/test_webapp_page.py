@@ -607,8 +607,18 @@ def test_the_reveal_turns_every_card_and_marks_the_lowest(open_page: Opener) -> 
 
 
 def test_the_end_shows_the_podium_and_play_again(open_page: Opener) -> None:
+    lobby = scenes.lobby(game_id=GAME + 1).view()  # the new game the group goes on with
+
     def answers(api: FakeApi) -> None:
-        api.answers["again"] = (200, {"ok": True, "reply": "A new game is open: you're in."})
+        api.answers["again"] = (
+            200,
+            {
+                "ok": True,
+                "reply": "A new game is open: you're in.",
+                "game": GAME + 1,
+                "view": lobby,
+            },
+        )
 
     page, api = open_page(scenes.finished().view(), before=answers)
     expect(page.locator("#podium .winner bdi")).to_have_text(["Bob"])
@@ -619,6 +629,11 @@ def test_the_end_shows_the_podium_and_play_again(open_page: Opener) -> None:
     (sent,) = api.seen("again", "POST")
     assert sent["body"] == {"game": GAME}
     assert sent["headers"]["authorization"] == f"tma {INIT_DATA}"
+    # The page goes on with the new lobby: it shows it, streams it, and a reload opens it.
+    expect(page.locator("#banner .text")).to_have_text(MESSAGES["web_lobby"])
+    expect(page.locator("#podium")).to_be_hidden()
+    until(page, lambda: any(r["query"].get("game") == str(GAME + 1) for r in api.seen("events")))
+    assert f"game={GAME + 1}" in page.url
 
 
 @pytest.mark.parametrize(

@@ -208,8 +208,8 @@ export async function post(path, body) {
 }
 
 /** A key pressed on the page: the keys wait while it is asked; the answer comes as a toast
- *  and a haptic, and the view it carries (a move's) is shown. */
-export async function press(path, body) {
+ *  and a haptic (``onward`` reads it too), and the view it carries is shown. */
+export async function press(path, body, onward) {
   const view = S.view;
   if (!view || S.busy) return;
   haptic("impact", "medium");
@@ -221,6 +221,7 @@ export async function press(path, body) {
     if (answer.reply) toast(answer.reply);
     haptic("notify", answer.ok ? "success" : "error");
     S.busy = false;
+    if (onward) onward(answer);
     shown = acceptView(answer.view);
   } catch (_) {
     S.busy = false;
@@ -236,5 +237,22 @@ export function move(kind) {
 }
 
 export function again() {
-  return press("again", function (view) { return { game: view.game }; });
+  return press(
+    "again",
+    function (view) { return { game: view.game }; },
+    function (answer) {
+      // The game the group goes on with (a new lobby, or the one open there): the page shows
+      // it from now on, and a reload opens it too.
+      if (typeof answer.game !== "number" || answer.game === S.launch.game) return;
+      S.launch.game = answer.game;
+      S.view = null;
+      const address = new URL(location.href);
+      address.searchParams.set("game", String(answer.game));
+      history.replaceState(null, "", address.toString());
+      clearTimeout(live.retryTimer);
+      if (live.controller) live.controller.abort();
+      live.fails = 0;
+      scheduleStream(0);
+    }
+  );
 }
