@@ -62,6 +62,9 @@ CHATS_KEPT = 10_000  # chats whose recent messages, last message seen or pace ar
 # -- The live table (``transport/webapp/``) ----------------------------------------------------
 
 PING_EVERY = 15.0  # seconds between two keep-alive comments on an idle event stream
+# How often an idle stream looks whether its page went away (a reload, a closed tab): its slot
+# is free again within this, not at the next ping's failed write.
+GONE_EVERY = 1.0
 MEMBER_FOR = 300.0  # seconds a group membership, once asked of Telegram, is taken as known
 MEMBERS_KEPT = 10_000  # memberships remembered at most
 STREAMS_SPARE = 32  # connections kept free of event streams (Telegram's updates, health checks)

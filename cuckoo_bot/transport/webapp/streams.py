@@ -9,7 +9,13 @@ import time
 
 from aiohttp import web
 
-from cuckoo_bot.app.tuning import MEMBER_FOR, PING_EVERY, STREAMS_PER_USER, STREAMS_SPARE
+from cuckoo_bot.app.tuning import (
+    GONE_EVERY,
+    MEMBER_FOR,
+    PING_EVERY,
+    STREAMS_PER_USER,
+    STREAMS_SPARE,
+)
 from cuckoo_bot.transport.metrics import Metrics
 from cuckoo_bot.transport.webapp.access import Access
 from cuckoo_bot.transport.webapp.hub import Hub
@@ -81,7 +87,10 @@ class Streams:
                             event = shot.event(asking.seat, now)
                         await send(response, event)
                         first = False
-                    if not await self._woken(wake):
+                    woken = await self._woken(wake, request)
+                    if woken is None:
+                        break  # the page went away: its slot is free at once
+                    if not woken:
                         await send(response, b": ping\n\n")
                         continue
                     wake.clear()
@@ -98,15 +107,28 @@ class Streams:
             self.metrics.live_pages.dec()
         return response
 
-    async def _woken(self, wake: asyncio.Event) -> bool:
-        """Wait for the game's next change (True), shutdown (True) or a ping's time (False)."""
+    async def _woken(self, wake: asyncio.Event, request: web.Request) -> bool | None:
+        """Wait for the game's next change (True), shutdown (True), a ping's time (False), or
+        the page going away (None: aiohttp does not cancel a handler whose client left, so
+        the connection is looked at every ``GONE_EVERY``)."""
+        loop = asyncio.get_running_loop()
+        ping = loop.time() + PING_EVERY
         closing = asyncio.ensure_future(self.access.closing.wait())
         woken = asyncio.ensure_future(wake.wait())
         try:
-            done, _ = await asyncio.wait(
-                {closing, woken}, timeout=PING_EVERY, return_when=asyncio.FIRST_COMPLETED
-            )
+            while True:
+                left = ping - loop.time()
+                done, _ = await asyncio.wait(
+                    {closing, woken},
+                    timeout=min(GONE_EVERY, max(left, 0)),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if done:
+                    return True
+                if request.transport is None or request.transport.is_closing():
+                    return None
+                if left <= GONE_EVERY:
+                    return False
         finally:
             closing.cancel()
             woken.cancel()
-        return bool(done)

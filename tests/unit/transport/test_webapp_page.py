@@ -87,6 +87,7 @@ class FakeApi:
         self.answers: dict[str, tuple[int, dict[str, Any]]] = {}  # POST path tail -> answer
         self.requests: list[dict[str, Any]] = []
         self.off_contract: list[str] = []  # views that are not what the server can send
+        self.down = False  # every request fails to connect
 
     def conforming(self, view: Any) -> Any:
         """``view``, checked against the contract the server's views are typed by."""
@@ -100,6 +101,10 @@ class FakeApi:
         request = route.request
         url = urlparse(request.url)
         tail = url.path.rsplit("/api/", 1)[1]
+        if self.down:  # the server is not there at all (a restart): the connection fails
+            self.requests.append({"method": request.method, "path": tail, "query": {}})
+            route.abort()
+            return
         self.requests.append(
             {
                 "method": request.method,
@@ -881,3 +886,27 @@ def test_on_a_desktop_window_the_table_grows_and_the_keys_stay_as_wide_as_it(
     )
     assert sizes["table"] >= 600 and sizes["card"] >= 56, sizes
     assert sizes["keys"] <= sizes["table"] + 1, sizes
+
+
+def test_a_server_that_goes_away_is_told_and_its_return_streams_again_at_once(
+    open_page: Opener,
+) -> None:
+    def broken(api: FakeApi) -> None:
+        api.errors["events"] = (502, {"error": "bad gateway"})
+
+    page, api = open_page(scenes.running().view(), before=broken, fake_clock=True)
+    for tries in (1, 2):
+        until(page, lambda n=tries: len(api.seen("events")) == n)
+        page.clock.run_for(1100)
+    until(page, lambda: len(api.seen("events")) == 3)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "polling")
+    api.down = True  # the server restarts: nothing answers
+    page.clock.run_for(2100)
+    expect(page.locator(".conn")).to_have_attribute("data-state", "off")
+    expect(page.locator(".conn")).to_have_attribute("aria-label", MESSAGES["web_connection_lost"])
+    api.down = False  # back: the next poll answers, and the stream is tried at once
+    del api.errors["events"]
+    streams = len(api.seen("events"))
+    page.clock.run_for(2100)
+    until(page, lambda: len(api.seen("events")) > streams)  # long before the 30 s retry
+    expect(page.locator(".conn")).not_to_have_attribute("data-state", "off")

@@ -36,13 +36,22 @@ class Telegram:
         raise NetworkError("Telegram did not answer")
 
 
+class AsServed(TestServer):
+    """A test server that, like the bot's own (``transport/web.py``: aiohttp's defaults), does
+    not cancel a handler whose client went away (aiohttp's test server does)."""
+
+    async def _make_runner(self, **kwargs: Any) -> web.BaseRunner:
+        kwargs["handler_cancellation"] = False
+        return await super()._make_runner(**kwargs)
+
+
 async def serve(hub: Hub[Any], bot: Any, clock: FakeClock | None = None) -> TestClient:
     deps = SimpleNamespace(clock=clock or FakeClock())
     services = SimpleNamespace(renderer=SimpleNamespace(tr=Translator()), deps=deps)
     api = TableApi(services, bot, InitDataCheck(TOKEN), hub)  # type: ignore[arg-type]
     app = web.Application()
     api.install(app, 64)
-    client = TestClient(TestServer(app))
+    client = TestClient(AsServed(app))
     await client.start_server()
     return client
 
@@ -118,5 +127,43 @@ async def test_a_membership_is_known_for_a_while_on_the_bots_clock_then_asked_ag
         clock.advance(2)  # past MEMBER_FOR since Telegram answered: asked again
         response = await client.get("/app/api/table?game=3", headers=asked_by(9))
         assert response.status == 403 and telegram.asked == 2
+    finally:
+        await client.close()
+
+
+async def test_a_page_that_goes_away_frees_its_stream_at_once() -> None:
+    """A reload closes the page's stream: its slot is free again within a second or two, so
+    a few reloads in a row never push the page to polling (a person holds a few streams)."""
+    import asyncio
+
+    from cuckoo_bot.app.live import Seen
+    from cuckoo_bot.app.model import Player
+    from cuckoo_bot.app.tuning import STREAMS_PER_USER
+    from cuckoo_bot.transport.webapp.view import Snapshot
+    from tests.support import scenes
+
+    scene = scenes.running()
+    people = {p: Player(id=p, first_name=n) for p, n in scene.names.items()}
+    shot = Snapshot(Seen(scene.game(), people, "en"), dict(scene.names))
+
+    async def read(game_id: int) -> Any:
+        return shot if game_id == scenes.GAME else None
+
+    client = await serve(Hub(read), Telegram())
+    loop = asyncio.get_running_loop()
+    try:
+        for reload in range(STREAMS_PER_USER + 3):
+            until = loop.time() + 3
+            while True:  # the page comes back at once; it may wait out its old stream's end
+                response = await client.get(
+                    f"/app/api/events?game={scenes.GAME}", headers=asked_by(scenes.ANA)
+                )
+                if response.status == 200 or loop.time() > until:
+                    break
+                response.close()
+                await asyncio.sleep(0.1)
+            assert response.status == 200, (reload, response.status)
+            await response.content.readuntil(b"\n\n")  # its first event (or a ping)
+            response.close()  # the page reloads
     finally:
         await client.close()

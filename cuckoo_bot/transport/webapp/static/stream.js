@@ -109,7 +109,16 @@ export function startPolling() {
   setConn("polling");
   live.pollTimer = setInterval(function () {
     if (S.fatal) return;
-    loadTable(true).catch(function () {});
+    loadTable(true)
+      .then(function (answered) {
+        // The server is back (a restart, say): the stream is tried again at once, not at its
+        // slow retry's time.
+        if (answered && S.conn === "off") {
+          setConn("polling");
+          scheduleStream(0);
+        }
+      })
+      .catch(function () { setConn("off"); }); // nothing answers: say so
   }, POLL_MS);
 }
 
