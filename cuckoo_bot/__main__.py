@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--port", type=int, default=8080, help="the live table's port on 127.0.0.1 (--web)"
     )
+    demo.add_argument(
+        "--solo",
+        action="store_true",
+        help="with --web: you alone against computer seats, in one window (one link)",
+    )
     return parser
 
 
@@ -112,7 +117,9 @@ def _play_demo(settings: Settings, args: argparse.Namespace, secrets: list[str])
         print(DEMO_NEEDS_SOURCE, file=sys.stderr)
         return 2
     if args.web:
-        return int(asyncio.run(demo.run_web_demo(args.players, args.lang, args.seed, args.port)))
+        solo = bool(args.solo)
+        web = demo.run_web_demo(args.players, args.lang, args.seed, args.port, solo=solo)
+        return int(asyncio.run(web))
     return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed)))
 
 

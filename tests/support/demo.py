@@ -277,8 +277,11 @@ async def web_demo(
                 await runtime.serving.stop(budget=10.0)
 
 
-async def run_web_demo(players: int, lang: str, seed: int | None, port: int) -> int:
-    """``cuckoo-bot demo --web``: a game whose people each play on their own page."""
+async def run_web_demo(
+    players: int, lang: str, seed: int | None, port: int, *, solo: bool = False
+) -> int:
+    """``cuckoo-bot demo --web``: a game whose people each play on their own page; ``--solo``:
+    one person against computer seats, one link to open."""
     from cuckoo_bot.bootstrap import configure_logging
 
     configure_logging("WARNING")
@@ -288,20 +291,28 @@ async def run_web_demo(players: int, lang: str, seed: int | None, port: int) -> 
             " --port, or --port 0 for any free one.\n"
         )
         return 2
-    humans = min(players, len(WEB_PEOPLE))
+    humans = 1 if solo else min(players, len(WEB_PEOPLE))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal in (SIGINT, SIGTERM):
         loop.add_signal_handler(signal, stop.set)
     async with web_demo(humans, players - humans, lang, seed, port) as demo:
         out = sys.stdout
-        out.write(
-            "The live table runs on this machine, with a fake Telegram. Open one link per"
-            " player (each signed in as that person), in separate windows:\n\n"
-        )
-        for user_id, name in demo.people:
-            out.write(f"  {name}: {demo.url(user_id, lang=lang)}\n\n")
-        out.write(f"  {WATCHER[1]} (watching): {demo.url(WATCHER[0], lang=lang)}\n\n")
+        if solo:
+            (user_id, name), *_ = demo.people
+            out.write(
+                "The live table runs on this machine, with a fake Telegram. Open this link"
+                f" to play as {name} against {players - 1} computer seats:\n\n"
+                f"  {name}: {demo.url(user_id, lang=lang)}\n\n"
+            )
+        else:
+            out.write(
+                "The live table runs on this machine, with a fake Telegram. Open one link per"
+                " player (each signed in as that person), in separate windows:\n\n"
+            )
+            for user_id, name in demo.people:
+                out.write(f"  {name}: {demo.url(user_id, lang=lang)}\n\n")
+            out.write(f"  {WATCHER[1]} (watching): {demo.url(WATCHER[0], lang=lang)}\n\n")
         out.write("Ctrl-C ends the demo.\n")
         out.flush()
         await stop.wait()

@@ -295,3 +295,40 @@ def test_the_web_demo_on_a_port_in_use_says_so_in_one_line(
         assert main(["demo", "--web", "--port", str(port)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"port {port} is in use" in err and "Traceback" not in err
+
+
+async def test_the_solo_web_demo_seats_one_person_against_computers_with_one_link() -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "cuckoo_bot", "demo", "--web", "--solo", "--players", "4", "--seed", "5"),
+        *("--port", str(port)),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    links: list[str] = []
+    try:
+        async with asyncio.timeout(60):
+            while (line := (await process.stdout.readline()).decode()) and "Ctrl-C" not in line:
+                links += re.findall(r"http\S+", line)
+        assert len(links) == 1  # one window for one person
+        url = urlsplit(links[0])
+        init_data = parse_qs(url.fragment)["tgWebAppData"][0]
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(
+                f"http://127.0.0.1:{port}/app/api/table",
+                params={"game": parse_qs(url.query)["game"][0]},
+                headers={"Authorization": f"tma {init_data}"},
+            ) as response,
+        ):
+            assert response.status == 200
+            view = await response.json()
+        players = [seat["player"] for seat in view["seats"]]
+        assert len(players) == 4 and view["viewer"] in players
+        assert sum(p < 0 for p in players) == 3  # the other three are computer seats
+        # the computers have played up to the person: it is their turn, or the round is on
+        assert view["status"] == "running"
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(process.wait(), 20) == 0
