@@ -77,10 +77,10 @@ async def first_turn(fake: FakeBotApi, table: TableDriver) -> Prompt:
     return prompt
 
 
-CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
+CARD = re.compile(r"(?:10|[2-9AJQKRDV])[♣♦♥♠]")
 # A seat's row at the reveal: name, lives (💀 once out), what it did, its card, 💔 for a loss.
 ROW = re.compile(
-    r"^(?P<name>.+?) (?P<lives>(?:❤️)+|💀) · .* · (?P<card>(10|[2-9AJQK])[♣♦♥♠])(?P<lost> 💔)?$"
+    r"^(?P<name>.+?) (?P<lives>(?:❤️)+|💀) · .* · (?P<card>(10|[2-9AJQKRDV])[♣♦♥♠])(?P<lost> 💔)?$"
 )
 
 
@@ -133,7 +133,7 @@ async def test_a_full_game_from_lobby_to_winner_with_a_user_who_never_started_th
     first = await table.next_prompt()
     assert first is not None and first.message.text
     assert not re.search(
-        r"(10|[2-9AJQK])[♣♦♥♠]", first.message.text.split("\n", 2)[2].replace("K", "")
+        r"(10|[2-9AJQKRDV])[♣♦♥♠]", first.message.text.split("\n", 2)[2].replace("K", "")
     )
 
     await play_out(table, [ANN, BEN, CAT, DON], table_size=4)
@@ -245,7 +245,7 @@ async def test_a_player_who_blocked_the_bot_still_sees_their_card_in_a_private_p
     card = table.card_of(BEN)
     assert card is not None and card in mine["text"]
     outsider = await table.press(DON, board, board.button_data("My card"))
-    assert not re.search(r"(10|[2-9AJQK])[♣♦♥♠]", outsider["text"] or "")
+    assert not re.search(r"(10|[2-9AJQKRDV])[♣♦♥♠]", outsider["text"] or "")
 
 
 async def test_names_are_escaped_and_commands_work_with_the_bot_name(

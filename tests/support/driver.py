@@ -11,8 +11,8 @@ from typing import Any
 from cuckoo_bot.transport import keydata
 from fakebotapi import FakeBotApi, StoredMessage
 
-CARD = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
-RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
+CARD = re.compile(r"(10|[2-9AJQKRDV])([♣♦♥♠])")  # R, D, V: a French reader's K, Q, J
+RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13, "V": 11, "D": 12, "R": 13}
 MOVE_KINDS = tuple(keydata.MOVES)
 
 

@@ -32,7 +32,7 @@ from fakebotapi import FakeBotApi
 from fakebotapi.text import utf16_len
 
 _MARK = "\x00{}\x00"
-CARD_PATTERN = r"(?:10|[2-9AJQK])[♣♦♥♠]"
+CARD_PATTERN = r"(?:10|[2-9AJQKRDV])[♣♦♥♠]"
 RESULT_KEYS = (
     "result_safe",
     "result_lost",

@@ -119,10 +119,20 @@ def moment(when: datetime) -> str:
     return f'<tg-time unix="{int(when.timestamp())}" format="T">{fallback}</tg-time>'
 
 
-def card_label(code: str) -> str:
-    """``10H`` -> ``10♥``: rank and suit symbol, A J Q K in every language."""
+# The letters a language's decks print for the picture cards (A, 2-10 are everyone's): French
+# decks show R(oi), D(ame) and V(alet).
+LETTERS: dict[str, dict[str, str]] = {"fr": {"K": "R", "Q": "D", "J": "V"}}
+
+
+def rank_letter(rank_code: str, lang: str) -> str:
+    """A card's index as ``lang``'s decks print it: ``K`` is ``R`` in French."""
+    return LETTERS.get(lang, {}).get(rank_code, rank_code)
+
+
+def card_label(code: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """``10H`` -> ``10♥``: the index as the reader's decks print it, and the suit's symbol."""
     card = Card.from_code(code)
-    return f"{card.rank_code}{SUITS[card.suit.value]}"
+    return f"{rank_letter(card.rank_code, lang)}{SUITS[card.suit.value]}"
 
 
 def short_name(players: Cast, player_id: int) -> str:

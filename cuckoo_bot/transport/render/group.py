@@ -113,10 +113,21 @@ class GroupPart(Part):
         told by its own function (``ANNOUNCED``)."""
         event = payload.load()
         tell = ANNOUNCED[type(event)]
-        return Rendered(tell(lambda key, **kw: self.tr.t(lang, key, **kw), event, players))
+        say = Say(lambda key, **kw: self.tr.t(lang, key, **kw), lang)
+        return Rendered(tell(say, event, players))
 
 
-Say = Callable[..., str]  # a message key and its fields, in the reader's language
+class Say:
+    """A message key and its fields in the reader's language; and a card as they read it."""
+
+    def __init__(self, t: Callable[..., str], lang: str) -> None:
+        self.t, self.lang = t, lang
+
+    def __call__(self, key: str, **fields: Any) -> str:
+        return self.t(key, **fields)
+
+    def card(self, code: str) -> str:
+        return card_label(code, self.lang)
 
 
 def _misdealt(t: Say, event: Any, players: Players) -> str:
@@ -139,7 +150,7 @@ def _sudden_death(t: Say, event: Any, players: Players) -> str:
 def _sudden_draw(t: Say, event: Any, players: Players) -> str:
     assert isinstance(event, SuddenDeathDrawn)
     cards = ", ".join(
-        f"{name_of(players, p)} {card_label(c.code)}"
+        f"{name_of(players, p)} {t.card(c.code)}"
         for p, c in zip(event.players, event.cards, strict=True)
     )
     text = t("ann_sudden_draw", cards=cards)

@@ -60,7 +60,7 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         if prev.card is None:
             return t(lang, "result_gathered")
-        card = card_label(prev.card.code)
+        card = card_label(prev.card.code, lang)
         if not prev.lost:
             return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
         # Why the life went: the clock (fast turns), or the lowest card, alone or tied (two
@@ -83,7 +83,7 @@ class PrivatePart(ReplyPart):
             [*self._result_block(note.prev, game, lang), ""] if with_result and note.prev else []
         )
         lines.append(self._where(game, note.round, lang))
-        lines.append(t(lang, "deal_card", card=card_label(note.card.code)))
+        lines.append(t(lang, "deal_card", card=card_label(note.card.code, lang)))
         if note.position == note.players:
             lines.append(t(lang, "deal_you_deal", players=note.players))
         else:
@@ -107,7 +107,7 @@ class PrivatePart(ReplyPart):
         with this prompt: nothing else told it); the round so far names the reader "you"."""
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
-        card = card_label(note.card.code)
+        card = card_label(note.card.code, lang)
         if note.news is News.SWAPPED and note.by is not None:
             held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
         elif note.news is News.CUT:
@@ -152,7 +152,7 @@ class PrivatePart(ReplyPart):
                 if last.tied
                 else "last_lost"
             )
-        card = card_label(last.card.code) if last.card is not None else "—"
+        card = card_label(last.card.code, lang) if last.card is not None else "—"
         others = self.tr.count(lang, "count_others", last.tied) if last.tied else ""
         return self.tr.t(lang, key, round=last.round, card=card, others=others)
 

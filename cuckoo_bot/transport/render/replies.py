@@ -42,7 +42,7 @@ class ReplyPart(Part):
         params = dict(reply.params)
         for key in ("card", "king"):
             if key in params:
-                params[key] = card_label(params[key])
+                params[key] = card_label(params[key], lang)
         if "lives" in params and isinstance(params["lives"], int):
             params["lives"] = hearts(params["lives"])
         if "player" in params and isinstance(params["player"], int):

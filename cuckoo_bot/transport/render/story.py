@@ -100,7 +100,7 @@ class StoryPart(GroupPart):
                 elif isinstance(event, Revealed):
                     close_acts()
                     cards = " · ".join(
-                        f"{name_of(players, p)} {card_label(c.code)}"
+                        f"{name_of(players, p)} {card_label(c.code, lang)}"
                         + (" ⬇️" if p in event.lowest else "")
                         for p, c in zip(event.order, event.cards, strict=True)
                     )
@@ -145,7 +145,7 @@ class StoryPart(GroupPart):
         target = name_of(players, act.target) if act.target is not None else ""
         if kind is ActKind.SWAP:
             return t(lang, "act_swap", name=name, target=target)
-        king = card_label(act.shown.code) if act.shown is not None else ""
+        king = card_label(act.shown.code, lang) if act.shown is not None else ""
         if kind is ActKind.BLOCKED:
             return t(lang, "act_blocked", name=name, target=target, king=king)
         if kind is ActKind.CUT:

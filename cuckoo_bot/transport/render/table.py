@@ -70,7 +70,7 @@ class TablePart(Part):
                 lives = reveal.lives[shown.order.index(player)]
             row = self._row(view, player, lives, players, lang)
             if shown is not None and player in shown.order:
-                card = card_label(shown.cards[shown.order.index(player)].code)
+                card = card_label(shown.cards[shown.order.index(player)].code, lang)
                 mark = " 💔" if player in lost and lives > 0 else ""  # out: 💀 for lives
                 row += f" · <b>{card}</b>{mark}"
             rows.append(row)
@@ -103,14 +103,14 @@ class TablePart(Part):
         act = acts[-1]
         kind = act.kind
         target = name_of(players, act.target) if act.target is not None else ""
-        king = card_label(act.shown.code) if act.shown is not None else ""
+        king = card_label(act.shown.code, lang) if act.shown is not None else ""
         if kind is ActKind.KEEP and act.player == dealer:
             blocked = [a for a in acts[:-1] if a.kind is ActKind.CUT_BLOCKED and a.shown]
             if any(a.kind is ActKind.CUT for a in acts[:-1]):
                 key = "row_dealer_stands"
             elif blocked:
                 key = "row_dealer_keeps_own"
-                king = card_label(blocked[-1].shown.code)  # type: ignore[union-attr]
+                king = card_label(blocked[-1].shown.code, lang)  # type: ignore[union-attr]
             else:
                 key = "row_dealer_keep"
         else:

@@ -9,27 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from cuckoo_bot.app.model import DEFAULT_LANGUAGE
 from cuckoo_bot.domain.cards import JACK, Card, Suit
-from cuckoo_bot.transport.render.common import card_label
+from cuckoo_bot.transport.render.common import card_label, rank_letter
 from cuckoo_bot.transport.webapp.contract import FaceJson
 
 _RED = frozenset({Suit.HEARTS, Suit.DIAMONDS})
 
 
-def standard(card: Card) -> FaceJson:
+def standard(card: Card, lang: str = DEFAULT_LANGUAGE) -> FaceJson:
     """A card of the 52: pips for 2 to 10, one big suit for the Ace, a framed letter for
-    J, Q and K."""
+    J, Q and K (as ``lang``'s decks print them: R, D, V in French)."""
     picture = card.rank >= JACK
+    letter = rank_letter(card.rank_code, lang)
     return {
-        "label": card_label(card.code),
-        "corner": card.rank_code,
+        "label": card_label(card.code, lang),
+        "corner": letter,
         "suit": card.suit.value,
         "red": card.suit in _RED,
         "pips": 0 if picture else card.rank,  # an Ace: 1
-        "picture": card.rank_code if picture else "",
+        "picture": letter if picture else "",
     }
 
 
-def faces(codes: Iterable[str | None]) -> dict[str, FaceJson]:
+def faces(codes: Iterable[str | None], lang: str = DEFAULT_LANGUAGE) -> dict[str, FaceJson]:
     """The face of each card named in ``codes`` (None: no card), by its code."""
-    return {code: standard(Card.from_code(code)) for code in codes if code is not None}
+    return {code: standard(Card.from_code(code), lang) for code in codes if code is not None}

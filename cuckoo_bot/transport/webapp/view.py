@@ -104,7 +104,9 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
         "max_lives": seen.max_lives,
         "seats": [_seat(seat, shot) for seat in table.seats],
         # the faces of the cards this viewer may see (``live_table`` chose them), no other
-        "faces": faces(code for seat in table.seats for code in (seat.card, seat.shown)),
+        "faces": faces(
+            (code for seat in table.seats for code in (seat.card, seat.shown)), seen.language
+        ),
         "lang": seen.language,
     }
 

@@ -38,7 +38,7 @@ from tests.hostile import seen
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 LANGS = ("en", "es", "fr")
-CARD = re.compile(r"(10|[2-9AJQK])[♣♦♥♠]")
+CARD = re.compile(r"(10|[2-9AJQKRDV])[♣♦♥♠]")  # R, D, V: French decks
 renderer = Renderer(Translator())
 
 
@@ -150,14 +150,14 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
             if isinstance(notice.payload, PromptNote):
                 # A turn prompt shows exactly one card of this round: the one the player holds
                 # now; a line under its call may recall the card they held at the last reveal.
-                held = card_label(notice.payload.card.code)
+                held = card_label(notice.payload.card.code, lang)
                 assert [m.group(0) for m in CARD.finditer(rest)] == [held], text
                 # Only the first to play recalls it (their card came with this prompt); the
                 # others read it with their card at the deal: told once.
                 last = notice.payload.last
                 if notice.payload.prev is not None and last is not None and last.card is not None:
                     shown_cards = [m.group(0) for m in CARD.finditer(recalled)]
-                    assert shown_cards == [card_label(last.card.code)], text
+                    assert shown_cards == [card_label(last.card.code, lang)], text
                 else:
                     assert not recalled, text
             if shown.keyboard is not None:
@@ -177,6 +177,14 @@ def test_cards_are_rank_and_suit_symbol() -> None:
         "Q♥",
         "J♠",
     ]
+    # as each language's decks print them: French decks show R(oi), D(ame) and V(alet)
+    assert [card_label(c, "fr") for c in ("AS", "KC", "QH", "JS")] == ["A♠", "R♣", "D♥", "V♠"]
+    assert [card_label(c, "es") for c in ("KC", "QH", "JS")] == ["K♣", "Q♥", "J♠"]
+    # and the live table's faces say the same (its corners and its framed letter)
+    from cuckoo_bot.transport.webapp.faces import standard
+
+    king = standard(Card.from_code("KH"), "fr")
+    assert (king["corner"], king["picture"], king["label"]) == ("R", "R", "R♥")
 
 
 async def test_the_english_keys_say_join_leave_start_keep_swap_cut() -> None:
@@ -296,7 +304,7 @@ async def test_a_twenty_player_table_with_long_names_keeps_its_reveal_under_the_
         rows = [
             line
             for line in shown.splitlines()
-            if re.search(r" · (10|[2-9AJQK])[♣♦♥♠]( 💔)?$", line)
+            if re.search(r" · (10|[2-9AJQKRDV])[♣♦♥♠]( 💔)?$", line)
         ]
         assert len(rows) == 20, shown
         assert "💔" in shown.split("\n\n👀", 1)[1]
@@ -477,7 +485,7 @@ def test_a_turn_shows_when_it_runs_out_and_the_first_player_keeps_their_last_rou
     # Answered, the prompt keeps that line (nothing else in the chat told that round).
     played = PlayedNote(round=5, turn=21, answer="done_keep", card=Card.from_code("QH"), last=last)
     answered = plain(renderer.played(played, game, NAMED, lang).text)
-    assert answered.split("\n", 1)[0] == recall and "Q♥" in answered
+    assert answered.split("\n", 1)[0] == recall and card_label("QH", lang) in answered
     # Not the first to play: their card came at the deal, with the last round's end.
     later = replace(note, prev=None)
     assert "↩️" not in plain(renderer.prompt(later, game, NAMED, lang).text)

@@ -19,6 +19,7 @@ from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.render.common import card_label
 from fakebotapi.html import parse_html
 
 LANGS = ("en", "es", "fr")
@@ -95,7 +96,7 @@ def test_a_dealer_whose_cut_a_king_blocked_keeps_their_own_card_and_the_king_sta
     )
     rows = table_rows(state, DOUBLE, lang).splitlines()[1:]  # under the title
     row = next(line for line in rows if "Carol" in line)
-    assert "K♠" in row  # the King she cut is still on her row
+    assert card_label("KS", lang) in row  # the King she cut is still on her row
     assert tr.t(lang, "row_dealer_stands", name="", lives="").strip(" ·") not in row
     told = story(state, log, DOUBLE, lang)
     assert tr.t(lang, "act_dealer_keeps_own", name=CAROL_SAYS) in told
@@ -172,7 +173,7 @@ def test_a_lost_life_is_explained_in_private_even_when_kings_were_the_lowest(lan
         renderer.tr.t(
             lang,
             "result_lost_tied",
-            card="K♥",
+            card=card_label("KH", lang),
             others=tr.count(lang, "count_others", 2),
             lives="❤️❤️",
         )
