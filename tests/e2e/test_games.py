@@ -199,8 +199,11 @@ async def test_a_slow_player_is_nudged_and_the_reveal_has_its_moment_before_the_
     )
     await bot.start()
     prompt = await first_turn(fake, table)
-    # The prompt says until when, as a time each reader's app shows in their own zone.
-    assert "(8 s, until " in (prompt.message.text or "")
+    # The prompt's first line calls to act with the turn's seconds; its question says until
+    # when, as a time each reader's app shows in their own zone.
+    text = prompt.message.text or ""
+    assert text.startswith("👉 Your turn") and text.splitlines()[0].endswith("· 8 s")
+    assert "(until " in text
     assert any(e["type"] == "date_time" for e in prompt.message.entities)
 
     def nudged() -> StoredMessage | None:
