@@ -109,6 +109,7 @@ async def test_a_prompt_whose_answer_was_lost_is_never_left_twice_with_its_keys(
     first = await table.next_prompt()
     assert first is not None
     waiting = [p for p in players if p != first.actor]  # dealt already: next comes a prompt
+    await settle(fake)  # each lane has shown its deal (they run apart: one may be later)
     before = {p: len(fake.dm(p)) for p in waiting}
     for player in waiting:
         fake.drop_answers("sendMessage", chat_id=player, count=1)

@@ -12,6 +12,7 @@ from cuckoo_bot.app.model import GameStatus, Player
 from cuckoo_bot.app.notices import GameOverView, LobbyView, TableView
 from cuckoo_bot.app.results import Reply
 from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.transport.render.league import NAME_WIDTH
 from cuckoo_bot.transport.render.names import FSI, NAME_LIMIT, PDI, graphemes, readable, user_text
 from tests.hostile import bidi_leaks, hostile_players, isolated_names, label
 from tests.unit.app.fakes import FakeUnitOfWorkFactory
@@ -74,8 +75,8 @@ async def test_every_text_of_a_twenty_player_game_keeps_each_name_in_its_place()
         texts.append(("league", league))
         ranked = {row.player.id: row.rank for row in season.rows}
         want = {
-            label(p, ranked[p.id], BLANK[lang], limit=15) for p in people
-        }  # the name column is 15 wide
+            label(p, ranked[p.id], BLANK[lang], limit=NAME_WIDTH) for p in people
+        }  # the name column's width
         assert set(isolated_names(plain(league))) >= want
         for person in people:
             texts.append(("welcome", renderer.welcome(lang, person)))
