@@ -136,5 +136,6 @@ async def resign_in(
     await advance(uow, deps, game, notices, now)
     batch = await write_notices(uow, game, notices)
     await uow.games.save(game)
-    reply = Reply(ReplyCode.RESIGNED) if by is None else Reply(ReplyCode.KICKED, {"player": player})
+    # Taken out by someone else: the group's announcement is the answer (no second line).
+    reply = Reply(ReplyCode.RESIGNED) if by is None else None
     return Outcome(reply=reply, game_id=game.id, deadline=game.wake, batch=batch)

@@ -16,16 +16,14 @@ from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.state import Phase
 
 
-async def _managed(
-    uow: UnitOfWork, chat_id: int, user: Player, is_admin: bool
-) -> tuple[Game | None, Outcome | None]:
+async def _managed(uow: UnitOfWork, chat_id: int, user: Player, is_admin: bool) -> Game | Outcome:
     """The chat's running game, locked, if ``user`` may manage it; else the answer why not."""
     game = await uow.games.open_in_chat(chat_id, lock=True)
     if game is None or game.status is not GameStatus.RUNNING or game.state is None:
-        return None, await answer(uow, ReplyCode.GAME_NOT_RUNNING, game)
+        return await answer(uow, ReplyCode.GAME_NOT_RUNNING, game)
     if not may_manage(game, user, is_admin):
-        return None, await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
-    return game, None
+        return await answer(uow, ReplyCode.CREATOR_OR_ADMIN_ONLY, game)
+    return game
 
 
 def _actor(game: Game) -> PlayerId | None:
@@ -44,10 +42,9 @@ async def skip(
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
-        game, refused = await _managed(uow, chat_id, user, is_admin)
-        if game is None:
-            assert refused is not None
-            return refused
+        game = await _managed(uow, chat_id, user, is_admin)
+        if isinstance(game, Outcome):
+            return game
         actor = _actor(game)
         if actor is None:
             return await answer(uow, ReplyCode.NO_TURN, game)
@@ -76,10 +73,9 @@ async def kick(
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
-        game, refused = await _managed(uow, chat_id, user, is_admin)
-        if game is None:
-            assert refused is not None
-            return refused
+        game = await _managed(uow, chat_id, user, is_admin)
+        if isinstance(game, Outcome):
+            return game
         assert game.state is not None
         player = target if target is not None else _actor(game)
         if player is None or player == user.id or player not in game.state.active_players:

@@ -57,7 +57,6 @@ class ReplyCode(StrEnum):
     NOT_MEMBER = "not_member"
     NOT_YOUR_TURN = "not_your_turn"
     PLAY_AGAIN_EXPIRED = "play_again_expired"
-    KICKED = "kicked"
     KICK_WHOM = "kick_whom"
     NO_TURN = "no_turn"
     RESIGNED = "resigned"

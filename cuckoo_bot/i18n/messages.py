@@ -245,7 +245,6 @@ MESSAGES: dict[str, str] = {
     "reply_resigned": "You left the game.",
     "reply_skipped": "⏭ {player}'s turn is skipped: as if their time had run out.",
     "reply_skipped_by": "⏭ {player} skipped your turn: you kept {card}.",
-    "reply_kicked": "🚪 {player} is out of the game.",
     "reply_kick_whom": "Use /kick while it is the quiet player's turn, or reply to one of their messages with /kick.",
     "reply_no_turn": "No turn is waiting to be skipped right now.",
     "reply_not_in_game": "You're not in this game.",

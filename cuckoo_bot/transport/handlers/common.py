@@ -62,7 +62,7 @@ async def say(
 
 # Answers a group's own announcement already tells (``🚪 Ann left the game.``): to a command in
 # the group they would say it twice, the second time in the second person to everyone.
-TOLD_BY_THE_GAME = frozenset({ReplyCode.RESIGNED, ReplyCode.KICKED})
+TOLD_BY_THE_GAME = frozenset({ReplyCode.RESIGNED})
 
 
 async def reply(update: Update, s: Services, lang: str, outcome: Outcome) -> None:
