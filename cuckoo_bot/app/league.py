@@ -8,7 +8,14 @@ from datetime import datetime
 
 from openskill.models import PlackettLuce
 
-from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game, RatingChange, Standing
+from cuckoo_bot.app.model import (
+    ALL_TIME,
+    GLOBAL_SCOPE,
+    Game,
+    RatingChange,
+    Standing,
+    shared_places,
+)
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
 from cuckoo_bot.domain.state import finishing_ranks
@@ -84,7 +91,8 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[Rat
                 await uow.standings.save(row)
             if scope == game.chat_id and season != ALL_TIME:
                 changes = {pid: rows[pid].points - before[pid] for pid in ids}
-    places = await uow.standings.places(game.chat_id, season_of(now), ids)
+    table = await uow.standings.table(game.chat_id, season_of(now), limit=None)
+    places = dict(zip((s.player_id for s in table), shared_places(table), strict=True))
     return tuple(
         RatingChange(player=pid, points=changes[pid], place=places.get(pid, 0)) for pid in ids
     )

@@ -4,6 +4,7 @@ Outbox notices are in ``notices``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -187,6 +188,17 @@ class RatingChange:
     player: PlayerId
     points: int  # signed change
     place: int  # 1-based place in the group's table this month, after the game
+
+
+def shared_places(table: Sequence[Standing]) -> list[int]:
+    """The 1-based places of a table's lines, best first: equal points share a place and the
+    next place skips the shared ones (1, 2, 2, 4), so two players tied in a first game read
+    the same place on the podium and in ``/leaderboard``."""
+    places: list[int] = []
+    for index, standing in enumerate(table):
+        tied = index > 0 and standing.points == table[index - 1].points
+        places.append(places[-1] if tied else index + 1)
+    return places
 
 
 GLOBAL_SCOPE = 0  # Telegram chat ids are never 0

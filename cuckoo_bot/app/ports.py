@@ -236,17 +236,11 @@ class StandingRepository(Protocol):
 
     async def save(self, standing: Standing) -> None: ...
 
-    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
-        """Best first: rating, then wins."""
+    async def table(self, scope: int, season: str, limit: int | None = 20) -> list[Standing]:
+        """Best first: rating, then wins (``limit=None``: the whole table)."""
         ...
 
     async def of_player(self, player_id: PlayerId, season: str) -> list[Standing]: ...
-
-    async def places(
-        self, scope: int, season: str, player_ids: Sequence[PlayerId]
-    ) -> dict[PlayerId, int]:
-        """Each player's 1-based place in a table (the order of ``table``)."""
-        ...
 
 
 class UpdateLog(Protocol):

@@ -16,6 +16,7 @@ from cuckoo_bot.app.model import (
     Standing,
     group_language,
     private_language,
+    shared_places,
 )
 
 
@@ -44,11 +45,11 @@ async def leaderboard(
         players = await uow.players.get_many([s.player_id for s in standings])
     rows = [
         LeagueRow(
-            rank=i + 1,
+            rank=place,
             player=players.get(s.player_id) or Player(id=s.player_id, first_name="?"),
             standing=s,
         )
-        for i, s in enumerate(standings)
+        for place, s in zip(shared_places(standings), standings, strict=True)
     ]
     return League(scope=scope, season=season, rows=rows)
 

@@ -37,7 +37,12 @@ async def test_standings_table_best_rating_then_wins(uow_factory: UnitOfWorkFact
             C: rows[2],
         }
         assert await uow.standings.get_many(CHAT_ID, "2026-11", []) == {}
-        assert await uow.standings.places(CHAT_ID, "2026-11", [A, D, 99]) == {A: 3, D: 4}
+        assert await uow.standings.table(CHAT_ID, "2026-11", limit=None) == [
+            rows[1],
+            rows[2],
+            rows[0],
+            rows[3],
+        ]
         # Saving again updates the line in place.
         better = replace(rows[3], games=4, wins=6, rating_mu=35.125, rating_sigma=1.0625)
         await uow.standings.save(better)
@@ -45,7 +50,7 @@ async def test_standings_table_best_rating_then_wins(uow_factory: UnitOfWorkFact
     async with uow_factory() as uow:
         table = await uow.standings.table(CHAT_ID, "2026-11")
         assert table[0] == better and len(table) == 4
-        assert await uow.standings.places(CHAT_ID, "2026-11", [D, A]) == {D: 1, A: 4}
+        assert [s.player_id for s in table] == [D, B, C, A]
         mine = await uow.standings.of_player(A, "2026-11")
         assert sorted(mine, key=lambda s: s.scope) == sorted(
             [rows[0], rows[4]], key=lambda s: s.scope

@@ -89,17 +89,9 @@ class SqlStandings:
             .order_by(rating.desc(), StandingRow.wins.desc(), StandingRow.player_id)
         )
 
-    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+    async def table(self, scope: int, season: str, limit: int | None = 20) -> list[Standing]:
         rows = await self._s.rows(self._ranked(scope, season).limit(limit))
         return [standing_from_row(row) for row in rows]
-
-    async def places(
-        self, scope: int, season: str, player_ids: Sequence[PlayerId]
-    ) -> dict[PlayerId, int]:
-        ranked = self._ranked(scope, season).with_only_columns(StandingRow.player_id)
-        order = (await self._s.session.execute(ranked)).scalars().all()
-        wanted = set(player_ids)
-        return {pid: i + 1 for i, pid in enumerate(order) if pid in wanted}
 
     async def of_player(self, player_id: PlayerId, season: str) -> list[Standing]:
         rows = await self._s.rows(

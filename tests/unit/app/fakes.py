@@ -582,14 +582,10 @@ class FakeStandings:
         key = (standing.scope, standing.season, standing.player_id)
         self.w.standings[key] = copy.copy(standing)
 
-    async def table(self, scope: int, season: str, limit: int = 20) -> list[Standing]:
+    async def table(self, scope: int, season: str, limit: int | None = 20) -> list[Standing]:
         rows = [s for (sc, se, _), s in self.w.standings.items() if sc == scope and se == season]
         rows.sort(key=lambda s: (-s.rating, -s.wins, s.player_id))
         return [copy.copy(s) for s in rows[:limit]]
-
-    async def places(self, scope: int, season: str, player_ids: Sequence[int]) -> dict[int, int]:
-        order = [s.player_id for s in await self.table(scope, season, limit=len(self.w.standings))]
-        return {p: order.index(p) + 1 for p in player_ids if p in order}
 
     async def of_player(self, player_id: int, season: str) -> list[Standing]:
         return [

@@ -1,12 +1,15 @@
-"""The league's rating update: a later finish never earns more than an earlier one."""
+"""The league's rating update: a later finish never earns more than an earlier one; players
+with equal points share a place."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cuckoo_bot.app.league import PlayerResult, _rate
-from cuckoo_bot.app.model import Standing
+from cuckoo_bot.app.league import PlayerResult, _rate, record_result
+from cuckoo_bot.app.model import Standing, shared_places
+from tests.support import scenes
+from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 
 def rated(ranks: list[int]) -> list[int]:
@@ -50,3 +53,27 @@ def test_from_a_fresh_start_points_follow_the_finishing_order(ranks: list[int]) 
                 assert points[a] >= points[b], (ranks, points)
             if rank_a == rank_b:
                 assert points[a] == points[b], (ranks, points)
+
+
+@given(st.lists(st.integers(-50, 50), max_size=12))
+def test_equal_points_share_a_place_and_the_next_place_skips_them(points: list[int]) -> None:
+    table = [
+        Standing(player_id=i, scope=-1, season="2026-12", rating_mu=p / 10, rating_sigma=0)
+        for i, p in enumerate(sorted(points, reverse=True))
+    ]
+    places = shared_places(table)
+    for line, place in zip(table, places, strict=True):
+        assert place == 1 + sum(other.points > line.points for other in table)
+
+
+async def test_players_out_together_in_a_first_game_read_one_place_in_the_month() -> None:
+    # Ana, Curly and Rtl go out in the same reveal: on the podium they share 2nd place, and
+    # in the group's month (all new to it) they read the same place, not 2nd, 3rd and 4th.
+    game = scenes.finished().game()
+    world, clock = World(), FakeClock()
+    async with FakeUnitOfWorkFactory(world, clock)() as uow:
+        changes = {c.player: c for c in await record_result(uow, game, clock.now())}
+    together = {changes[p].place for p in (scenes.ANA, scenes.CURLY, scenes.RTL)}
+    assert together == {2}
+    assert changes[scenes.BOB].place == 1
+    assert sorted(c.place for c in changes.values()) == [1, 2, 2, 2, 5, 6]

@@ -418,9 +418,8 @@ async def test_the_end_of_a_game_sums_it_up_with_each_players_move_in_the_league
         key=lambda s: (-s.rating, -s.wins, s.player_id),
     )
     assert {c.player: c.points for c in view.changes} == {s.player_id: s.points for s in table}
-    assert {c.player: c.place for c in view.changes} == {
-        s.player_id: i + 1 for i, s in enumerate(table)
-    }
+    places = {c.player: c.place for c in view.changes}
+    assert places == {s.player_id: 1 + sum(o.points > s.points for o in table) for s in table}
 
 
 async def test_everyone_who_sat_at_a_won_game_is_told_how_it_ended_for_them(
