@@ -497,3 +497,6 @@ async def test_a_quiet_player_is_skipped_then_kicked_and_a_leaving_is_told_once(
     await fake.wait_idle(quiet=0.5)
     said = [m.text or "" for m in fake.messages(GROUP) if m.from_bot and m.message_id > before]
     assert not any("You left" in text for text in said), said
+    # One message tells the leaving and the round dealt again (it was two, two rings).
+    (left,) = [text for text in said if "left the game" in text]
+    assert all("dealt again" not in text for text in said if text != left), said

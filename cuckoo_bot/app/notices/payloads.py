@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -109,9 +109,19 @@ class TurnView:
 class Announcement:
     event: str  # the event's name, e.g. ``Misdealt``
     data: dict[str, Any] = field(default_factory=dict)  # its fields as the codec stores them
+    # The same step's later events, told in the same message (``Bulletin.announce``).
+    then: tuple[Announcement, ...] = ()
 
     def load(self) -> Event:
         return codec.load_event(self.event, self.data)
+
+    def lines(self) -> tuple[Announcement, ...]:
+        """Each event the message tells, in the order they happened."""
+        return (self, *self.then)
+
+    def adding(self, event: Event) -> Announcement:
+        line = Announcement(codec.event_name(event), codec.dump_event(event))
+        return replace(self, then=(*self.then, line))
 
 
 @dataclass(frozen=True)

@@ -134,12 +134,17 @@ class Bulletin:
             reveal = dataclasses.replace(reveal, lives=lives)
         notice.payload = dataclasses.replace(view, reveal=reveal)
 
-    def announce(self, event: Event, key: tuple[Any, ...]) -> None:
-        """A line in the group, one per event and ``key`` (a player's leaving and a round's
-        redeal in the same step are two lines, whatever their numbers)."""
-        name = codec.event_name(event)
-        payload = Announcement(name, codec.dump_event(event))
-        self._put(("announce", name, *key), NoticeKind.ANNOUNCE, self._chat_id, payload)
+    def announce(self, event: Event) -> None:
+        """A line in the group. A step's lines make one message (a player's leaving and the
+        round dealt again; two players dropped at one deal; sudden death and its first draw):
+        one call of the group's budget, and one ring instead of two."""
+        told = self._items.get(("announce",))
+        if told is not None:
+            assert isinstance(told.payload, Announcement)
+            told.payload = told.payload.adding(event)
+            return
+        payload = Announcement(codec.event_name(event), codec.dump_event(event))
+        self._put(("announce",), NoticeKind.ANNOUNCE, self._chat_id, payload)
 
     def game_over(self, view: GameOverView) -> None:
         self._put(("over",), NoticeKind.GAME_OVER, self._chat_id, view)
@@ -233,7 +238,7 @@ class Bulletin:
         rnd = state.round
         for player in rnd.order if rnd is not None else ():
             self._results[player] = RoundResult(round=event.round, lives=state.lives(player))
-        self.announce(event, (event.round,))
+        self.announce(event)
 
     def _removed(self, state: GameState, event: PlayerRemoved, revealed: bool) -> None:
         why = {RemovalReason.IDLE: CloseReason.IDLE, RemovalReason.REMOVED: CloseReason.REMOVED}
@@ -242,12 +247,12 @@ class Bulletin:
         last = state.last_reveal
         prev = last_result(state, event.player, last.round + 1) if last is not None else None
         self.close(event.player, why.get(event.reason, CloseReason.RESIGNED), prev=prev)
-        self.announce(event, (event.player,))
+        self.announce(event)
 
     def _sudden_death(
         self, state: GameState, event: SuddenDeathStarted | SuddenDeathDrawn, revealed: bool
     ) -> None:
-        self.announce(event, (len(self._items),))
+        self.announce(event)
 
     def _won(self, state: GameState, event: GameWon, revealed: bool) -> None:
         over = GameOverView(winners=event.winners, shared=event.shared)

@@ -111,10 +111,12 @@ class GroupPart(Part):
     def announce(self, payload: Announcement, players: Players, lang: str) -> Rendered:
         """A line in passing (a misdeal, a player gone, sudden death): each kind of event
         told by its own function (``ANNOUNCED``)."""
-        event = payload.load()
-        tell = ANNOUNCED[type(event)]
         say = Say(lambda key, **kw: self.tr.t(lang, key, **kw), lang)
-        return Rendered(tell(say, event, players))
+        lines = []
+        for line in payload.lines():
+            event = line.load()
+            lines.append(ANNOUNCED[type(event)](say, event, players))
+        return Rendered("\n".join(lines))
 
 
 class Say:

@@ -60,9 +60,11 @@ async def test_kick_takes_the_quiet_player_out_and_tells_them_in_private(
     assert not game.state.seat(quiet_one).active and game.status is GameStatus.RUNNING
     assert kicked.batch is not None
     told = [
-        n.payload.data
+        line.data
         for n in kicked.batch.notices
-        if n.kind is NoticeKind.ANNOUNCE and n.payload.event == "PlayerRemoved"
+        if n.kind is NoticeKind.ANNOUNCE
+        for line in n.payload.lines()
+        if line.event == "PlayerRemoved"
     ]
     assert told == [{"player": quiet_one, "reason": RemovalReason.REMOVED.value}]  # the group
     closes = [n for n in kicked.batch.notices if n.kind is NoticeKind.CLOSE]

@@ -210,8 +210,9 @@ async def test_leaving_a_running_game_gathers_the_deal(
     assert left.reply.code == "resigned"
     game = the_game(world, game_id)
     assert game.state.lives(12) == 0 and 12 not in game.state.round.order
-    announced = [n.payload.event for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE]
-    assert "Misdealt" in announced and "PlayerRemoved" in announced
+    # The group reads it in one message: Ben left, the cards are dealt again.
+    (told,) = [n.payload for n in world.outbox.values() if n.kind is NoticeKind.ANNOUNCE]
+    assert [line.event for line in told.lines()] == ["PlayerRemoved", "Misdealt"]
     # Ben's keys go with a word in his private chat; the others get the new deal.
     closed = [n for n in world.outbox.values() if n.kind is NoticeKind.CLOSE]
     assert [(n.chat_id, n.payload.reason) for n in closed] == [(12, "resigned")]
@@ -303,9 +304,10 @@ async def test_a_player_idle_two_turns_running_leaves_at_the_next_deal_and_play_
     game = the_game(world, game_id)
     assert game.state.lives(ANN.id) == 0 and game.status is GameStatus.RUNNING
     announced = [
-        (n.payload.event, n.payload.data)
+        (line.event, line.data)
         for n in world.outbox.values()
         if n.kind is NoticeKind.ANNOUNCE
+        for line in n.payload.lines()
     ]
     assert ("PlayerRemoved", {"player": ANN.id, "reason": "idle"}) in announced
     # Ann is told in private, with how her last round ended (the life it cost, if any).
