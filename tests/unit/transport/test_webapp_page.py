@@ -910,3 +910,53 @@ def test_a_server_that_goes_away_is_told_and_its_return_streams_again_at_once(
     page.clock.run_for(2100)
     until(page, lambda: len(api.seen("events")) > streams)  # long before the 30 s retry
     expect(page.locator(".conn")).not_to_have_attribute("data-state", "off")
+
+
+# Each seat's name and status: the contrast of its colour against what is painted behind its
+# middle (the first element there with a background; a gradient's every colour), WCAG's ratio.
+CONTRASTS = """() => {
+    const colours = (s) => (s.match(/rgba?\\([^)]+\\)/g) || [])
+        .map((c) => c.match(/[\\d.]+/g).map(Number))
+        .filter((c) => c.length < 4 || c[3] > 0);
+    const lum = (c) => {
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+    };
+    const ratio = (a, b) => {
+        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+    };
+    const texts = document.querySelectorAll('.seat:not(.out) .status, .seat:not(.out) .name bdi');
+    return [...texts].filter((e) => e.textContent.trim()).map((e) => {
+        const r = e.getBoundingClientRect();
+        const ink = colours(getComputedStyle(e).color)[0];
+        let behind = [];
+        for (const el of document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2)) {
+            const s = getComputedStyle(el);
+            behind = [...colours(s.backgroundImage), ...colours(s.backgroundColor)];
+            if (behind.length) break;
+        }
+        return [e.textContent, Math.min(...behind.map((c) => ratio(ink, c)))];
+    });
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark", "none"])
+@pytest.mark.parametrize("scene", ["running", "revealed", "crowded"])
+def test_every_name_and_status_reads_against_what_is_behind_it(
+    open_page: Opener, theme: str, scene: str
+) -> None:
+    # In a ring or in rows on the felt, in Telegram's themes and without one: 4.5 to 1 (WCAG
+    # AA; the turn's orange and a King's gold on a light page read 2.2 and 3.3).
+    views = {
+        "running": scenes.running,
+        "revealed": scenes.revealed,
+        "crowded": lambda: scenes.crowded(10),
+    }
+    view = views[scene]().view()
+    themes = {"light": LIGHT, "dark": DARK, "none": {}}
+    page, _ = open_page(view, theme=themes[theme])
+    measured = page.evaluate(CONTRASTS)
+    assert len(measured) >= 8
+    poor = [(text, round(ratio, 2)) for text, ratio in measured if ratio < 4.5]
+    assert not poor, poor
