@@ -919,7 +919,10 @@ CONTRASTS = """() => {
         .map((c) => c.match(/[\\d.]+/g).map(Number))
         .filter((c) => c.length < 4 || c[3] > 0);
     const lum = (c) => {
-        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        const f = (v) => {
+            v /= 255;
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        };
         return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
     };
     const ratio = (a, b) => {
