@@ -36,7 +36,7 @@ from cuckoo_bot.transport.render.names import user_text
 from cuckoo_bot.transport.render.replies import ReplyPart
 
 # An answer's own mark: a King's block is no success; a lapse and a skip have their own.
-MARKS = {"timed_out": "", "skipped_by": "", "done_blocked": "👑 ", "done_cut_blocked": "👑 "}
+ANSWER_MARKS = {"timed_out": "", "skipped_by": "", "done_blocked": "👑 ", "done_cut_blocked": "👑 "}
 SO_FAR = 90  # characters as read: the round so far in one line of a phone
 # Telegram's 🎉 message effect, one of the six every user has (getAvailableMessageEffects).
 CELEBRATION = "5046509860389126442"
@@ -215,13 +215,7 @@ class PrivatePart(ReplyPart):
             params["king"] = note.king.code
         players = self.cast(known, game.seats, lang)
         done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
-        marks = {
-            "timed_out": "",
-            "skipped_by": "",
-            "done_blocked": "👑 ",
-            "done_cut_blocked": "👑 ",
-        }
-        mark = marks.get(note.answer, "✅ ")
+        mark = ANSWER_MARKS.get(note.answer, "✅ ")
         lines = [] if note.last is None else [self.recall_line(note.last, lang)]
         lines += [self._where(game, note.round, lang), f"{mark}{done}"]
         if note.revealed:  # the move ended the round
