@@ -40,12 +40,8 @@ import contextlib
 import json
 import os
 import random
-import re
 import resource
-import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -58,6 +54,7 @@ from typing import Any
 import aiohttp
 from sqlalchemy.engine import make_url
 
+from benchmarks.botprocess import BotProcess
 from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence import migrate
 from fakebotapi import FakeBotApi
@@ -73,71 +70,6 @@ SLOW = 0.3  # seconds: the issue's p99 for a move to reach every page
 PROMPT_WAIT = 60.0  # seconds the next prompt may take to reach the chat
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 KINDS = {"k": "keep", "s": "swap", "c": "cut"}
-SERVING = re.compile(r"serving /healthz and /metrics on ([\d.]+):(\d+)")
-
-
-class Bot:
-    """The bot process, its log in a file; stopped with SIGTERM (SIGKILL after 15 s)."""
-
-    def __init__(self, fake: FakeBotApi, url: str, log: Path) -> None:
-        self.fake, self.url, self.log = fake, url, log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    async def start(self) -> str:
-        """Start it and wait for start-up; the base URL of its HTTP server."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CUCKOO_")}
-        env |= {
-            "CUCKOO_BOT_TOKEN": TOKEN,
-            "CUCKOO_API_BASE_URL": self.fake.base_url,
-            "CUCKOO_DATABASE_URL": self.url,
-            "CUCKOO_PUBLIC_URL": PUBLIC,
-            "CUCKOO_TURN_TIMEOUT": "600",
-            "CUCKOO_GROUP_RATE": "100000",  # the fake has no limits on: no budget waits here
-            "CUCKOO_REVEAL_PAUSE": "0",
-            "CUCKOO_LOG_LEVEL": "INFO",
-            "CUCKOO_LISTEN": "127.0.0.1",
-            "CUCKOO_PORT": "0",
-        }
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
-                [sys.executable, "-m", "cuckoo_bot", "run"], env=env, stdout=out, stderr=out
-            )
-        await self.fake.wait_for(lambda: self.fake.call_count("setMyCommands") >= 6, 60)
-        found = SERVING.findall(self.log.read_text(errors="replace"))
-        if not found:
-            raise RuntimeError(f"the bot named no port:\n{self.log.read_text()[-2000:]}")
-        host, port = found[-1]
-        return f"http://{host}:{port}"
-
-    def rss_kb(self) -> int:
-        assert self.process is not None
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(re.findall(r"VmRSS:\s+(\d+) kB", status)[0])
-
-    def cpu_seconds(self) -> float:
-        assert self.process is not None
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    async def stop(self) -> int | None:
-        """SIGTERM and wait (the loop runs: the fake must answer the stopping bot)."""
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return None
-        process.send_signal(signal.SIGTERM)
-        for _ in range(300):
-            if process.poll() is not None:
-                return process.returncode
-            await asyncio.sleep(0.05)
-        print("the bot was still running 15 s after SIGTERM: killed")
-        process.kill()
-        process.wait(5)
-        return process.returncode
-
-    def complaints(self) -> list[str]:
-        """Its log's warnings and errors."""
-        lines = self.log.read_text(errors="replace").splitlines()
-        return [line for line in lines if re.search(r"\b(WARNING|ERROR|CRITICAL)\b", line)]
 
 
 @dataclass
@@ -438,7 +370,15 @@ async def bench(
         tables = [Game(fake, g, seats, per_game) for g in range(games)]
         ledger = Ledger(tables)
         fake.subscribe(ledger)
-        bot = Bot(fake, url, folder / "bot.log")
+        bot = BotProcess(
+            fake,
+            TOKEN,
+            url,
+            folder / "bot.log",
+            CUCKOO_PUBLIC_URL=PUBLIC,
+            CUCKOO_GROUP_RATE="100000",  # the fake has no limits on: no budget waits here
+            CUCKOO_REVEAL_PAUSE="0",
+        )
         opened: list[Page] = []
         try:
             base = await bot.start()
@@ -476,7 +416,7 @@ async def bench(
 
 async def measure(
     fake: FakeBotApi,
-    bot: Bot,
+    bot: BotProcess,
     base: str,
     session: aiohttp.ClientSession,
     tables: Sequence[Game],

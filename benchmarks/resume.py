@@ -22,13 +22,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import random
 import signal
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -36,6 +33,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
+from benchmarks.botprocess import BotProcess
 from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.persistence.engine import make_engine
@@ -44,6 +42,7 @@ from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, choose
 
 TOKEN = "515151:RESUME-token-for-the-fake-bot-api"
+LOOSE = {"CUCKOO_GROUP_RATE": "100000"}  # the fake has no limits on: no budget waits here
 SECRET = "resume-benchmark_0123456789"
 GROUPS = [-1004000000001 - g for g in range(4)]
 DELIVERY = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
@@ -52,47 +51,6 @@ LOST_AFTER = 15.0
 
 def members(group: int) -> list[int]:
     return [9000 + 10 * GROUPS.index(group) + i for i in range(6)]
-
-
-class Bot:
-    """One bot process; started and killed as often as the benchmark likes."""
-
-    def __init__(self, fake: FakeBotApi, url: str, log: Path, **env: str) -> None:
-        self.fake, self.url, self.log, self.env = fake, url, log, env
-        self.process: subprocess.Popen[bytes] | None = None
-
-    async def start(self) -> float:
-        """Start and wait for start-up; when it ended (the fake's clock)."""
-        before = self.fake.call_count("setMyCommands")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CUCKOO_")}
-        env |= {
-            "CUCKOO_BOT_TOKEN": TOKEN,
-            "CUCKOO_API_BASE_URL": self.fake.base_url,
-            "CUCKOO_DATABASE_URL": self.url,
-            "CUCKOO_TURN_TIMEOUT": "600",
-            "CUCKOO_GROUP_RATE": "100000",  # the fake has no limits on: no budget waits here
-            "CUCKOO_LISTEN": "127.0.0.1",
-            "CUCKOO_PORT": "0",
-            **self.env,
-        }
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
-                [sys.executable, "-m", "cuckoo_bot", "run"], env=env, stdout=out, stderr=out
-            )
-        await self.fake.wait_for(lambda: self.fake.call_count("setMyCommands") >= before + 6, 60)
-        return max(c.time for c in self.fake.calls("setMyCommands"))
-
-    async def kill(self, how: signal.Signals = signal.SIGKILL) -> None:
-        """Signal the process and wait for it to end, the event loop (and so the fake Bot API
-        a stopping bot still talks to) running meanwhile."""
-        process = self.process
-        if process is not None and process.poll() is None:
-            process.send_signal(how)
-            for _ in range(300):
-                if process.poll() is not None:
-                    break
-                await asyncio.sleep(0.05)
-        self.process = None
 
 
 class Players:
@@ -179,7 +137,7 @@ async def single(rng: random.Random, url: str, folder: Path, kills: int, stops: 
             for user in members(group):
                 fake.add_user(user, f"P{user}", language_code="en", started=True)
             fake.add_group(group, f"Club {group}", type="supergroup", members=members(group))
-        bot = Bot(fake, url, folder / "bot.log")
+        bot = BotProcess(fake, TOKEN, url, folder / "bot.log", **LOOSE)
         await bot.start()
         players = Players(fake, rng)
         tasks = [asyncio.create_task(players.play(g)) for g in GROUPS]
@@ -190,7 +148,8 @@ async def single(rng: random.Random, url: str, folder: Path, kills: int, stops: 
         for how in plan:
             await asyncio.sleep(rng.uniform(0.5, 2.5))
             await bot.kill(how)
-            ready = await bot.start()
+            await bot.start()
+            ready = bot.ready_at
             found = await waits(fake, ready)
             (after_kill if how == signal.SIGKILL else after_stop).extend(found)
         players.running = False
@@ -239,10 +198,12 @@ async def two_instances(
         ports = [free_port(), free_port()]
         fake.webhook_targets([f"http://127.0.0.1:{p}/hook" for p in ports])
         bots = [
-            Bot(
+            BotProcess(
                 fake,
+                TOKEN,
                 url,
                 folder / f"bot{n}.log",
+                **LOOSE,
                 CUCKOO_WEBHOOK_URL="https://bot.example.org/hook",
                 CUCKOO_WEBHOOK_SECRET=SECRET,
                 CUCKOO_PORT=str(port),

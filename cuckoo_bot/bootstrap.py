@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from signal import SIGINT, SIGTERM
 from typing import Any
 
+from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram.constants import FloodLimit
@@ -97,6 +98,7 @@ def build(
         turn_warning=settings.turn_warning,
     )
     metrics = Metrics()
+    event.listen(engine.sync_engine, "after_cursor_execute", metrics.sql_statement)
     hook = settings.webhook()
     bot_token = token or settings.token()
     application = assemble(

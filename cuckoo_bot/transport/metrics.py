@@ -7,7 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client import Counter as PromCounter
 from telegram import Update
 from telegram.request import HTTPXRequest, RequestData
@@ -110,6 +116,14 @@ class Metrics:
         )
         self.repairs: Counter[str] = Counter()
 
+        self._statements = PromCounter(
+            "cuckoo_sql_statements",
+            "SQL statements sent to the database (each press makes 8 to 14).",
+            registry=self.registry,
+        )
+        # The process's own CPU seconds, resident memory and open files (``process_*``).
+        ProcessCollector(registry=self.registry)
+
         self._http = PromCounter(
             "cuckoo_http_refused",
             "Connections and requests the bot's HTTP server turned away, by why: slow (no"
@@ -118,6 +132,10 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+
+    def sql_statement(self, *_: object) -> None:
+        """One statement sent (a SQLAlchemy ``after_cursor_execute`` listener)."""
+        self._statements.inc()
 
     def http_refused(self, reason: str, count: int = 1) -> None:
         self.refusals[reason] += count

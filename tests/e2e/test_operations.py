@@ -56,6 +56,16 @@ async def test_health_metrics_and_json_logs(
     assert figures["cuckoo_games_in_lobby"] == 1
     assert figures["cuckoo_games_running"] == 0
     assert "cuckoo_outbox_backlog" in figures
+    # What one instance costs, from the process itself: CPU, memory, and the statements sent
+    # (a lobby of three has made dozens; each later update adds to them).
+    assert figures["process_cpu_seconds_total"] > 0
+    assert figures["process_resident_memory_bytes"] > 10_000_000
+    statements = figures["cuckoo_sql_statements_total"]
+    assert statements >= 10
+    await table.say(ANN, "/help")
+    await fake.wait_for_message(GROUP, contains="/newgame")
+    later = samples((await get(f"{bot.http_url()}/metrics"))[1])
+    assert later["cuckoo_sql_statements_total"] > statements
 
     await bot.stop()
     lines = [line for line in bot.log().splitlines() if line.strip()]
