@@ -21,7 +21,7 @@ import random
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -47,6 +47,7 @@ class Table:
     rounds_done_at: float | None = None
     rounds: int = 0  # rounds over (fewer than asked when the game ended first)
     longest_wait: float = 0.0  # the longest a press waited for the next prompt
+    answers: list[float] = field(default_factory=list)  # seconds from each press to its answer
 
 
 def bench_settings(database_url: str, api_base_url: str, reveal_pause: float) -> Settings:
@@ -103,8 +104,10 @@ async def play(table: Table, rounds: int, deadline: float) -> None:
         assert data is not None
         last = prompt.data("k")
         table.presses += 1
+        began = time.monotonic()
         await table.driver.press(prompt.actor, prompt.message, data, wait=60)
         pressed = time.monotonic()
+        table.answers.append(pressed - began)
 
 
 async def measure(

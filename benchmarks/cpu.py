@@ -1,0 +1,206 @@
+"""What a press costs the bot, all-in: whole games at Telegram's real limits, 1 to 40 at once.
+
+The real bot process (``python -m cuckoo_bot run``, its settings the defaults but the database
+and the Bot API's URL) plays against the project's fake Bot API with Telegram's limits on (20
+calls a minute in a group, one message a second in a private chat, 30 a second in all, a call
+over a limit refused with 429). For each count of tables at once, a fresh bot and a fresh
+database: every table opens a lobby, its players join, and the game is played to its end, every
+player pressing as soon as their prompt arrives (a person's simple habit: swap or cut a low
+card). Measured over the whole run, lobbies and the last summaries included ("all-in"):
+
+- CPU ms per press: the bot process's user + system CPU (the kernel's count, ``/proc``) over
+  the run, divided by the moves pressed (Join and Start taps are not counted as presses, their
+  cost is);
+- the answer's wall latency, p50 and p99: from a press to Telegram's answer to the tap;
+- Bot API calls naming a chat, and SQL statements (the bot's ``cuckoo_sql_statements_total``),
+  per press;
+- presses a second, and the CPU's share of one core;
+- resident memory per running game: the bot's peak ``VmRSS`` while the games ran, less its size
+  before the first lobby, divided by the games.
+
+Rows are printed as a Markdown table and added to ``--out`` (JSON lines) under ``--label``, so
+that a run before a change and one after stay side by side.
+
+Run: ``python -m benchmarks.cpu [--tables 1 5 10 20 40] [--players 6] [--label now]
+[--postgres-url postgresql+asyncpg://postgres@127.0.0.1:5432/test] [--out FILE]``
+(SQLite in a temporary folder unless ``--postgres-url``; about 20 minutes with the defaults).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchmarks.botprocess import BotProcess
+from benchmarks.databases import drop_postgres, fresh_postgres
+from benchmarks.pace import Table, play, seat
+from cuckoo_bot.persistence import migrate
+from fakebotapi import FakeBotApi
+
+TOKEN = "717171:CPU-token-for-the-fake-bot-api"
+FIRST_GROUP = -1007000000001
+RESULTS = Path(__file__).parent / "results" / "cpu.jsonl"
+
+
+@dataclass
+class Row:
+    label: str
+    database: str
+    tables: int
+    players: int
+    presses: int
+    seconds: float  # the run's wall time, first /newgame to the last call it caused
+    cpu_ms: float  # per press
+    cpu_share: float  # of one core, over the run
+    answer_p50_ms: float
+    answer_p99_ms: float
+    calls: float  # naming a chat, per press
+    statements: float  # per press
+    rss_mb_per_game: float
+    presses_per_second: float
+    commit: str = ""
+    when: str = ""
+
+
+def at(ordered: list[float], share: float) -> float:
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
+async def sample_rss(bot: BotProcess, peak: list[int], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        with contextlib.suppress(OSError, AssertionError, IndexError):
+            peak[0] = max(peak[0], bot.rss_kb())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
+
+
+async def one_run(label: str, database: str, url: str, tables: int, players: int) -> Row:
+    """A fresh bot on the database at ``url``, ``tables`` games of ``players`` to their ends."""
+    async with FakeBotApi(token=TOKEN, bot_username="cuckoo_cpu_bot", rate_limit=True) as fake:
+        with tempfile.TemporaryDirectory() as folder:
+            bot = BotProcess(fake, TOKEN, url, Path(folder) / "bot.log")
+            base = await bot.start()
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await fake.wait_idle(quiet=1.0, timeout=30)
+                before = await bot.metrics(base)
+                rss = bot.rss_kb()
+                peak = [rss]
+                stop = asyncio.Event()
+                sampler = asyncio.create_task(sample_rss(bot, peak, stop))
+                cpu, began, wall = bot.cpu_seconds(), time.time(), time.monotonic()
+                seated: list[Table] = await asyncio.gather(
+                    *(seat(fake, FIRST_GROUP - g, players, 10_000 * (g + 1)) for g in range(tables))
+                )
+                deadline = time.monotonic() + 3600
+                await asyncio.gather(*(play(t, 10**6, deadline) for t in seated))
+                for t in seated:
+                    await fake.wait_for(t.driver.game_over, 300)
+                await fake.wait_idle(quiet=1.0, timeout=300)
+                stop.set()
+                await sampler
+                cpu = bot.cpu_seconds() - cpu
+                seconds = time.monotonic() - wall - 1.0  # the quiet second is no one's
+                after = await bot.metrics(base)
+                complaints = bot.complaints()
+            finally:
+                await bot.stop()
+    presses = sum(t.presses for t in seated)
+    answers = sorted(a for t in seated for a in t.answers)
+    calls = [
+        c
+        for c in fake.calls()
+        if c.time >= began and c.params.get("chat_id") is not None and c.method != "getUpdates"
+    ]
+    statements = after["cuckoo_sql_statements_total"] - before["cuckoo_sql_statements_total"]
+    if complaints:
+        print(f"  ({len(complaints)} warning/error lines in the bot's log, e.g. {complaints[0]!r})")
+    return Row(
+        label=label,
+        database=database,
+        tables=tables,
+        players=players,
+        presses=presses,
+        seconds=round(seconds, 1),
+        cpu_ms=round(1000 * cpu / presses, 1),
+        cpu_share=round(cpu / seconds, 3),
+        answer_p50_ms=round(1000 * statistics.median(answers), 1),
+        answer_p99_ms=round(1000 * at(answers, 0.99), 1),
+        calls=round(len(calls) / presses, 2),
+        statements=round(statements / presses, 1),
+        rss_mb_per_game=round((peak[0] - rss) / 1024 / tables, 2),
+        presses_per_second=round(presses / seconds, 2),
+        commit=commit(),
+        when=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+async def run(label: str, counts: list[int], players: int, postgres: str | None) -> list[Row]:
+    rows = []
+    for tables in counts:
+        with tempfile.TemporaryDirectory() as folder:
+            if postgres:
+                url = await fresh_postgres(postgres, "cuckoo_cpu")
+            else:
+                url = f"sqlite+aiosqlite:///{Path(folder) / 'cpu.db'}"
+                await migrate.upgrade(url)
+            try:
+                database = "postgresql" if postgres else "sqlite"
+                row = await one_run(label, database, url, tables, players)
+            finally:
+                if postgres:
+                    await drop_postgres(postgres, url.rsplit("/", 1)[1])
+        print(line(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+HEAD = (
+    "| label | database | tables | presses | CPU ms/press | core share | answer p50 / p99 ms"
+    " | calls/press | statements/press | MB/game | presses/s |\n"
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+)
+
+
+def line(row: Row) -> str:
+    return (
+        f"| {row.label} | {row.database} | {row.tables} | {row.presses} | {row.cpu_ms}"
+        f" | {row.cpu_share:.0%} | {row.answer_p50_ms:.0f} / {row.answer_p99_ms:.0f}"
+        f" | {row.calls} | {row.statements} | {row.rss_mb_per_game} | {row.presses_per_second} |"
+    )
+
+
+def commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, nargs="*", default=[1, 5, 10, 20, 40])
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--label", default="now")
+    parser.add_argument("--postgres-url", default=None)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    print(HEAD, flush=True)
+    rows = asyncio.run(run(args.label, args.tables, args.players, args.postgres_url))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("a") as out:
+        for row in rows:
+            out.write(json.dumps(asdict(row)) + "\n")
+
+
+if __name__ == "__main__":
+    main()
