@@ -24,6 +24,8 @@ that a run before a change and one after stay side by side.
 Run: ``python -m benchmarks.cpu [--tables 1 5 10 20 40] [--players 6] [--label now]
 [--postgres-url postgresql+asyncpg://postgres@127.0.0.1:5432/test] [--out FILE]``
 (SQLite in a temporary folder unless ``--postgres-url``; about 20 minutes with the defaults).
+``--profile DIR`` also samples the bot with py-spy (``pip install py-spy``; its own overhead is
+in the CPU figures of such a run) and writes a flame graph per run.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import signal
 import statistics
 import subprocess
 import tempfile
@@ -83,7 +86,42 @@ async def sample_rss(bot: BotProcess, peak: list[int], stop: asyncio.Event) -> N
             await asyncio.wait_for(stop.wait(), 0.5)
 
 
-async def one_run(label: str, database: str, url: str, tables: int, players: int) -> Row:
+class Profiler:
+    """py-spy sampling the bot process for the whole run (``--profile``): a flame graph (SVG)
+    of where its CPU went, or the raw collapsed stacks (``--profile-format raw``)."""
+
+    def __init__(self, folder: Path | None, name: str, form: str) -> None:
+        self.folder, self.name, self.form = folder, name, form
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, pid: int) -> None:
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        suffix = "svg" if self.form == "flamegraph" else "txt"
+        self.process = subprocess.Popen(
+            [
+                *("py-spy", "record", "--pid", str(pid), "--nonblocking", "--gil", "--rate", "200"),
+                *("--format", self.form, "-o", str(self.folder / f"{self.name}.{suffix}")),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    async def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGINT)  # py-spy writes its output and ends
+        for _ in range(600):
+            if self.process.poll() is not None:
+                return
+            await asyncio.sleep(0.05)
+        self.process.kill()
+
+
+async def one_run(
+    label: str, database: str, url: str, tables: int, players: int, profiler: Profiler
+) -> Row:
     """A fresh bot on the database at ``url``, ``tables`` games of ``players`` to their ends."""
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_cpu_bot", rate_limit=True) as fake:
         with tempfile.TemporaryDirectory() as folder:
@@ -97,6 +135,7 @@ async def one_run(label: str, database: str, url: str, tables: int, players: int
                 peak = [rss]
                 stop = asyncio.Event()
                 sampler = asyncio.create_task(sample_rss(bot, peak, stop))
+                profiler.start(bot.pid)
                 cpu, began, wall = bot.cpu_seconds(), time.time(), time.monotonic()
                 seated: list[Table] = await asyncio.gather(
                     *(seat(fake, FIRST_GROUP - g, players, 10_000 * (g + 1)) for g in range(tables))
@@ -109,6 +148,7 @@ async def one_run(label: str, database: str, url: str, tables: int, players: int
                 stop.set()
                 await sampler
                 cpu = bot.cpu_seconds() - cpu
+                await profiler.stop()
                 seconds = time.monotonic() - wall - 1.0  # the quiet second is no one's
                 after = await bot.metrics(base)
                 complaints = bot.complaints()
@@ -144,7 +184,14 @@ async def one_run(label: str, database: str, url: str, tables: int, players: int
     )
 
 
-async def run(label: str, counts: list[int], players: int, postgres: str | None) -> list[Row]:
+async def run(
+    label: str,
+    counts: list[int],
+    players: int,
+    postgres: str | None,
+    profile: Path | None = None,
+    form: str = "flamegraph",
+) -> list[Row]:
     rows = []
     for tables in counts:
         with tempfile.TemporaryDirectory() as folder:
@@ -155,7 +202,8 @@ async def run(label: str, counts: list[int], players: int, postgres: str | None)
                 await migrate.upgrade(url)
             try:
                 database = "postgresql" if postgres else "sqlite"
-                row = await one_run(label, database, url, tables, players)
+                profiler = Profiler(profile, f"{label}-{database}-{tables}", form)
+                row = await one_run(label, database, url, tables, players, profiler)
             finally:
                 if postgres:
                     await drop_postgres(postgres, url.rsplit("/", 1)[1])
@@ -193,9 +241,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--label", default="now")
     parser.add_argument("--postgres-url", default=None)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="py-spy's flame graph of each run, here"
+    )
+    parser.add_argument("--profile-format", default="flamegraph", choices=["flamegraph", "raw"])
     args = parser.parse_args(argv)
     print(HEAD, flush=True)
-    rows = asyncio.run(run(args.label, args.tables, args.players, args.postgres_url))
+    rows = asyncio.run(
+        run(
+            args.label,
+            args.tables,
+            args.players,
+            args.postgres_url,
+            args.profile,
+            args.profile_format,
+        )
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a") as out:
         for row in rows:
