@@ -34,9 +34,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -52,6 +54,9 @@ from fakebotapi import FakeBotApi
 TOKEN = "717171:CPU-token-for-the-fake-bot-api"
 FIRST_GROUP = -1007000000001
 RESULTS = Path(__file__).parent / "results" / "cpu.jsonl"
+PICTURE = Path(__file__).parent.parent / "docs" / "capacity.png"
+PY_SPY = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+TELEGRAM_CALLS_PER_SECOND = 30  # calls naming a chat, the whole bot (one token)
 
 
 @dataclass
@@ -101,7 +106,7 @@ class Profiler:
         suffix = "svg" if self.form == "flamegraph" else "txt"
         self.process = subprocess.Popen(
             [
-                *("py-spy", "record", "--pid", str(pid), "--nonblocking", "--gil", "--rate", "200"),
+                *(PY_SPY, "record", "--pid", str(pid), "--nonblocking", "--gil", "--rate", "200"),
                 *("--format", self.form, "-o", str(self.folder / f"{self.name}.{suffix}")),
             ],
             stdout=subprocess.DEVNULL,
@@ -191,6 +196,7 @@ async def run(
     postgres: str | None,
     profile: Path | None = None,
     form: str = "flamegraph",
+    out: Path | None = None,
 ) -> list[Row]:
     rows = []
     for tables in counts:
@@ -209,6 +215,10 @@ async def run(
                     await drop_postgres(postgres, url.rsplit("/", 1)[1])
         print(line(row), flush=True)
         rows.append(row)
+        if out is not None:  # each row kept as soon as it is measured
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with out.open("a") as kept:
+                kept.write(json.dumps(asdict(row)) + "\n")
     return rows
 
 
@@ -234,6 +244,72 @@ def commit() -> str:
     return done.stdout.strip()
 
 
+def latest(rows: list[Row], label: str) -> dict[str, list[Row]]:
+    """The newest row of ``label`` for each database and count of tables, by database."""
+    newest: dict[tuple[str, int], Row] = {}
+    for row in rows:
+        if row.label == label:
+            newest[(row.database, row.tables)] = row
+    found: dict[str, list[Row]] = {}
+    for (database, _), row in sorted(newest.items()):
+        found.setdefault(database, []).append(row)
+    return found
+
+
+def draw(rows: list[Row], labels: list[str], path: Path) -> None:
+    """The capacity picture: CPU per press, the answer's p99 and presses a second against the
+    tables playing at once, a line per label and database; Telegram's ceiling (its 30 calls a
+    second over the calls a press makes) and what one core could carry (1000 ms over the CPU
+    a press costs) marked on the last."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, (cpu, p99, rate) = pyplot.subplots(1, 3, figsize=(13, 4.2), layout="constrained")
+    ceilings = []
+    for label in labels:
+        for database, series in latest(rows, label).items():
+            tables = [r.tables for r in series]
+            name = f"{label}, {database}"
+            style = "-" if database == "sqlite" else "--"
+            cpu.plot(tables, [r.cpu_ms for r in series], style, marker="o", label=name)
+            p99.plot(tables, [r.answer_p99_ms for r in series], style, marker="o", label=name)
+            rate.plot(tables, [r.presses_per_second for r in series], style, marker="o", label=name)
+            ceilings += [TELEGRAM_CALLS_PER_SECOND / r.calls for r in series]
+            core = [1000 / r.cpu_ms for r in series]
+            rate.plot(
+                tables, core, ":", color=rate.lines[-1].get_color(), label=f"one core, {name}"
+            )
+    if ceilings:
+        rate.axhline(statistics.median(ceilings), color="crimson", linewidth=2)
+        rate.annotate(
+            "Telegram's ceiling (30 calls/s)",
+            (0.02, statistics.median(ceilings)),
+            xycoords=("axes fraction", "data"),
+            textcoords="offset points",
+            xytext=(0, 4),
+            color="crimson",
+        )
+    cpu.set(title="CPU per press", ylabel="ms (user + system)", ylim=(0, None))
+    p99.set(title="Answer to a tap, p99", ylabel="ms", ylim=(0, None))
+    rate.set(title="Presses a second", ylabel="presses/s", yscale="log")
+    for axes in (cpu, p99, rate):
+        axes.set(xlabel="tables of 6 playing at once", xscale="log")
+        axes.set_xticks([1, 5, 10, 20, 40], labels=["1", "5", "10", "20", "40"])
+        axes.grid(alpha=0.3)
+    cpu.legend(fontsize=8)
+    rate.legend(fontsize=7)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+
+
+def read(path: Path) -> list[Row]:
+    if not path.exists():
+        return []
+    return [Row(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, nargs="*", default=[1, 5, 10, 20, 40])
@@ -245,7 +321,23 @@ def main(argv: list[str] | None = None) -> None:
         "--profile", type=Path, default=None, help="py-spy's flame graph of each run, here"
     )
     parser.add_argument("--profile-format", default="flamegraph", choices=["flamegraph", "raw"])
+    parser.add_argument(
+        "--plot",
+        nargs="*",
+        metavar="LABEL",
+        default=None,
+        help="only draw the rows of these labels from --out (into --picture), run nothing",
+    )
+    parser.add_argument("--picture", type=Path, default=PICTURE)
     args = parser.parse_args(argv)
+    if args.plot is not None:
+        rows = read(args.out)
+        draw(rows, args.plot or sorted({r.label for r in rows}), args.picture)
+        for label in args.plot or sorted({r.label for r in rows}):
+            for series in latest(rows, label).values():
+                for row in series:
+                    print(line(row))
+        return
     print(HEAD, flush=True)
     rows = asyncio.run(
         run(
@@ -255,12 +347,10 @@ def main(argv: list[str] | None = None) -> None:
             args.postgres_url,
             args.profile,
             args.profile_format,
+            args.out,
         )
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("a") as out:
-        for row in rows:
-            out.write(json.dumps(asdict(row)) + "\n")
+    print(f"{len(rows)} rows added to {args.out}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+"""``benchmarks/cpu.py`` keeps its rows by label and draws the capacity picture from the newest."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import pytest
+
+from benchmarks import cpu
+
+ROW = cpu.Row(
+    label="before",
+    database="sqlite",
+    tables=1,
+    players=6,
+    presses=60,
+    seconds=60.0,
+    cpu_ms=38.0,
+    cpu_share=0.04,
+    answer_p50_ms=16.0,
+    answer_p99_ms=54.0,
+    calls=3.5,
+    statements=22.0,
+    rss_mb_per_game=12.0,
+    presses_per_second=1.0,
+)
+
+
+def test_the_newest_row_of_a_label_stands_for_each_database_and_size() -> None:
+    rows = [
+        ROW,
+        replace(ROW, tables=5, cpu_ms=35.0),
+        replace(ROW, cpu_ms=30.0),  # the same run again, later
+        replace(ROW, database="postgresql", cpu_ms=50.0),
+        replace(ROW, label="after", cpu_ms=10.0),
+    ]
+    found = cpu.latest(rows, "before")
+    assert {d: [(r.tables, r.cpu_ms) for r in s] for d, s in found.items()} == {
+        "postgresql": [(1, 50.0)],
+        "sqlite": [(1, 30.0), (5, 35.0)],
+    }
+
+
+def test_the_picture_is_drawn_from_the_kept_rows_and_nothing_is_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = tmp_path / "cpu.jsonl"
+    rows = [ROW, replace(ROW, tables=5, presses_per_second=5.0), replace(ROW, label="after")]
+    kept.write_text("".join(json.dumps(asdict(r)) + "\n" for r in rows))
+    picture = tmp_path / "capacity.png"
+    cpu.main(["--out", str(kept), "--plot", "before", "--picture", str(picture)])
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    printed = capsys.readouterr().out
+    assert printed.count("| before | sqlite |") == 2 and "| after |" not in printed
