@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Action, Deal, Keep, Misdeal, Resign, Timeout
 from cuckoo_bot.domain.cards import FULL_DECK
 from cuckoo_bot.domain.decks import STANDARD
@@ -105,12 +107,24 @@ class CuckooTable(RuleBasedStateMachine):
         self.check_reveal(before, after, events)
         self.check_rotation(before, after, events)
         self.check_end(after, events)
+        self.check_stored(action, after, events)
         for event in events:
             if isinstance(event, GameWon | SuddenDeathStarted | Revealed):
                 hypothesis.event(type(event).__name__)
         if after.abandoned:
             hypothesis.event("abandoned")
         self.state = after
+
+    def check_stored(self, action: Action, after: GameState, events: tuple[Event, ...]) -> None:
+        """What the store writes (the state, the action and its events, as JSON text) reads
+        back as it was, exactly."""
+        text = json.dumps(codec.dump_state(after))
+        assert codec.load_state(json.loads(text)) == after
+        text = json.dumps(codec.dump_action(action))
+        assert codec.load_action(json.loads(text)) == action
+        for event in events:
+            text = json.dumps(codec.dump_event(event))
+            assert codec.load_event(codec.event_name(event), json.loads(text)) == event
 
     def check_lives(self, before: GameState, after: GameState) -> None:
         for old, new in zip(before.seats, after.seats, strict=True):
