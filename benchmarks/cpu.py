@@ -12,8 +12,8 @@ card). Measured over the whole run, lobbies and the last summaries included ("al
   the run, divided by the moves pressed (Join and Start taps are not counted as presses, their
   cost is);
 - the answer's wall latency, p50 and p99: from a press to Telegram's answer to the tap;
-- Bot API calls naming a chat, and SQL statements (the bot's ``cuckoo_sql_statements_total``),
-  per press;
+- Bot API calls naming a chat (those Telegram refused with 429 included, and apart), and SQL
+  statements (the bot's ``cuckoo_sql_statements_total``), per press;
 - presses a second, and the CPU's share of one core;
 - resident memory per running game: the bot's peak ``VmRSS`` while the games ran, less its size
   before the first lobby, divided by the games.
@@ -75,6 +75,7 @@ class Row:
     statements: float  # per press
     rss_mb_per_game: float
     presses_per_second: float
+    refused: float = 0.0  # calls Telegram refused (429, flood control), per press
     commit: str = ""
     when: str = ""
 
@@ -184,6 +185,7 @@ async def one_run(
         statements=round(statements / presses, 1),
         rss_mb_per_game=round((peak[0] - rss) / 1024 / tables, 2),
         presses_per_second=round(presses / seconds, 2),
+        refused=round(sum(1 for c in calls if c.status == 429) / presses, 3),
         commit=commit(),
         when=datetime.now(UTC).isoformat(timespec="seconds"),
     )
@@ -224,7 +226,7 @@ async def run(
 
 HEAD = (
     "| label | database | tables | presses | CPU ms/press | core share | answer p50 / p99 ms"
-    " | calls/press | statements/press | MB/game | presses/s |\n"
+    " | calls/press (429) | statements/press | MB/game | presses/s |\n"
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
 
@@ -233,7 +235,8 @@ def line(row: Row) -> str:
     return (
         f"| {row.label} | {row.database} | {row.tables} | {row.presses} | {row.cpu_ms}"
         f" | {row.cpu_share:.0%} | {row.answer_p50_ms:.0f} / {row.answer_p99_ms:.0f}"
-        f" | {row.calls} | {row.statements} | {row.rss_mb_per_game} | {row.presses_per_second} |"
+        f" | {row.calls} ({row.refused}) | {row.statements} | {row.rss_mb_per_game}"
+        f" | {row.presses_per_second} |"
     )
 
 

@@ -9,7 +9,7 @@ transaction by ``settle``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -97,15 +97,21 @@ def failed(notice: Notice, reason: str, now: datetime) -> Delivered:
     return Delivered(notice.id, error=reason[:500], retry_at=now + retry_delay(tries))
 
 
-async def claim(deps: Deps, chat_id: int | None = None, skip: Collection[int] = ()) -> Batch:
+async def claim(
+    deps: Deps,
+    chat_id: int | None = None,
+    skip: Collection[int] = (),
+    keep: Callable[[Notice], bool] | None = None,
+) -> Batch:
     """Claim the notices not delivered yet that no other instance holds, oldest first (one
-    chat's, or everyone's), with their context."""
+    chat's, or everyone's), with their context: of those not in ``skip`` that ``keep`` keeps
+    (the context of the others is not read)."""
     read_at = deps.clock.now()
     async with deps.uow() as uow:
         # The claims run for a lease from this moment or later: what the lanes hold them by.
         claimed_at = deps.clock.now()
         claimed = await uow.outbox.claim(chat_id, limit=500)
-        notices = [n for n in claimed if n.id not in skip]
+        notices = [n for n in claimed if n.id not in skip and (keep is None or keep(n))]
         if not notices:
             await uow.commit()
             return Batch([])

@@ -116,19 +116,20 @@ class Courier(Background):
         """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait,
         what another instance left. Sweeping every chat leaves the notices a press of this
         process handed over less than ``FRESH`` ago to that press."""
-        batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight))
-        if chat_id is None:
-            young = self.deps.clock.now() - FRESH
-            batch.notices = [
-                n
-                for n in batch.notices
-                if n.chat_id in self.chats.waiting
+        young = self.deps.clock.now() - FRESH
+
+        def ours_now(n: Notice) -> bool:
+            return (
+                chat_id is not None
+                or n.chat_id in self.chats.waiting
                 or n.created_at is None
                 # A notice this process made and handed to itself (a press, a clock, a
                 # reroute) is left to that delivery for a moment (it may not have started).
                 or n.id not in self.tools.handed
                 or n.created_at < young
-            ]
+            )
+
+        batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight), keep=ours_now)
         handled = await self._deliver(batch, from_store=True)
         if chat_id is None:
             self.tools.learn_doubts(await outbox.doubts(self.deps))

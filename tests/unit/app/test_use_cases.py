@@ -696,3 +696,17 @@ async def test_every_settings_key_sets_what_it_shows_next_and_no_other_rule_can_
     async with deps.uow(read_only=True) as uow:
         saved = await uow.chats.get(group.id)
     assert saved is not None and saved.rules.idle_turn_limit == HouseRules().idle_turn_limit
+
+
+async def test_a_claim_reads_the_context_only_of_the_notices_it_keeps(
+    deps: Deps, world: World, group: Chat
+) -> None:
+    first = await running_game(deps, group, [ANN, BEN, CLEO])
+    other = Chat(id=-1009, title="Other table")
+    await running_game(deps, other, [DAN, person(15, "Erin"), person(16, "Fay")])
+    kept = await outbox.claim(deps, keep=lambda n: n.chat_id == group.id)
+    assert kept.notices and {n.chat_id for n in kept.notices} == {group.id}
+    assert set(kept.games) == {first}  # the other table's game was not read
+    assert {m.notice.game_id for m in kept.sent} <= {first}
+    none = await outbox.claim(deps, keep=lambda n: False)
+    assert none.notices == [] and none.games == {}
