@@ -87,6 +87,28 @@ def player_from_row(row: PlayerRow) -> Player:
 # -- games -----------------------------------------------------------------------------------
 
 
+GAME_COLUMNS = (
+    "chat_id",
+    "thread_id",
+    "status",
+    "creator_id",
+    "settings",
+    "seats",
+    "state",
+    "dealer",
+    "winners",
+    "shared_victory",
+    "deadline",
+    "warn_at",
+    "language",
+    "offered",
+    "cancel_reason",
+    "created_at",
+    "started_at",
+    "finished_at",
+)
+
+
 def game_values(game: Game) -> dict[str, Any]:
     """Column values of ``game`` except ``id`` and ``version`` (the store manages those)."""
     state = game.state

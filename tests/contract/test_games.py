@@ -243,3 +243,14 @@ async def test_a_turns_nudge_wakes_the_game_before_its_deadline(
     async with uow_factory() as uow:
         assert await uow.games.due(START) == []
         assert await uow.games.with_deadlines() == [(game.id, START + timedelta(seconds=20))]
+
+
+def test_a_game_is_saved_in_every_column_the_store_gives_it() -> None:
+    # ``save`` writes each column from a parameter of its own, built once: a column added to
+    # the row's values and not to the list (or the other way) would not be written.
+    from cuckoo_bot.persistence.mapping import GAME_COLUMNS, game_values
+    from cuckoo_bot.persistence.models import GameRow
+
+    assert list(game_values(lobby())) == list(GAME_COLUMNS)
+    managed = {"id", "version", "log_seq"}  # the store's own
+    assert set(GameRow.__table__.columns.keys()) == set(GAME_COLUMNS) | managed

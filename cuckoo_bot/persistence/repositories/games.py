@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -33,6 +34,7 @@ from cuckoo_bot.domain.events import (
     RoundDealt,
 )
 from cuckoo_bot.persistence.mapping import (
+    GAME_COLUMNS,
     game_from_row,
     game_values,
     log_entry_from_row,
@@ -49,6 +51,33 @@ from cuckoo_bot.persistence.models import (
     RoundRow,
 )
 from cuckoo_bot.persistence.repositories.store import Store, table_of
+
+
+@cache
+def _getting(lock: bool) -> Select[GameRow, ChatRow]:
+    """A game and its chat by the parameter ``game_id`` (locked: the game's row), built once:
+    every press and every delivery asks it."""
+    query = (
+        select(GameRow, ChatRow)
+        .outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
+        .where(GameRow.id == bindparam("game_id"))
+        .execution_options(populate_existing=True)
+    )
+    return query.with_for_update(of=GameRow) if lock else query  # the chat's row stays unlocked
+
+
+@cache
+def _saving() -> Any:
+    """The game's row rewritten if its version is still ``g_version`` (optimistic locking),
+    each column from the parameter ``v_<column>``: built once, in Core (the ORM's bulk UPDATE
+    would only add its bookkeeping)."""
+    rows = table_of(GameRow)
+    columns = [*GAME_COLUMNS, "version", "log_seq"]
+    return (
+        update(rows)
+        .where(rows.c.id == bindparam("g_id"), rows.c.version == bindparam("g_version"))
+        .values({name: bindparam(f"v_{name}", type_=rows.c[name].type) for name in columns})
+    )
 
 
 class SqlGames:
@@ -69,7 +98,12 @@ class SqlGames:
         return game_from_row(game_row, chat_row)
 
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
-        return await self._one(self._select().where(GameRow.id == game_id), lock)
+        result = await self._s.session.execute(_getting(lock), {"game_id": game_id})
+        found = result.first()
+        if found is None:
+            return None
+        game_row, chat_row = found
+        return game_from_row(game_row, chat_row)
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
         query = self._select().where(GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES))
@@ -87,11 +121,16 @@ class SqlGames:
 
     async def save(self, game: Game) -> None:
         log_seq = game.stored_log_seq + len(game.new_log)
+        values = {f"v_{name}": value for name, value in game_values(game).items()}
         matched = await self._s.rowcount(
-            update(GameRow)
-            .where(GameRow.id == game.id, GameRow.version == game.version)
-            .values(**game_values(game), version=game.version + 1, log_seq=log_seq)
-            .execution_options(synchronize_session=False)
+            _saving(),
+            {
+                **values,
+                "g_id": game.id,
+                "g_version": game.version,
+                "v_version": game.version + 1,
+                "v_log_seq": log_seq,
+            },
         )
         if matched != 1:
             raise ConcurrentUpdate(game.id)

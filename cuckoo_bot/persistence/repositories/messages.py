@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -28,7 +29,7 @@ from cuckoo_bot.app.notices import Delivered, NoticeKind, SentMessage
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.persistence.mapping import notice_from_row
 from cuckoo_bot.persistence.models import OPEN_GAME, GameRow, MessageRow, OutboxRow
-from cuckoo_bot.persistence.repositories.store import Store, table_of
+from cuckoo_bot.persistence.repositories.store import Store, dialect_insert, table_of
 from cuckoo_bot.persistence.types import UtcDateTime
 
 # The kinds whose newest message in a chat later notices edit (besides any with keys).
@@ -70,13 +71,13 @@ def _message(row: MessageRow) -> Message:
     )
 
 
-def merge(store: Store, report: Select[Any]) -> Any:
+def merge(dialect: str, report: Select[Any]) -> Any:
     """INSERT the reports ``report`` selects (``reported``'s columns), each merged into the row
     of its message if there is one: ``Message.after``, as a conditional write. The report
     replaces the row's state only if it is newer, in the order (shown, keys gone);
     whichever comes later, the row keeps its earliest sender."""
     rows = table_of(MessageRow)
-    insert = store.insert(rows).from_select([*COLUMNS], report)
+    insert = dialect_insert(dialect, rows).from_select([*COLUMNS], report)
     new = insert.excluded
     newer = or_(
         new.shown > rows.c.shown,
@@ -98,6 +99,42 @@ def merge(store: Store, report: Select[Any]) -> Any:
 COLUMNS = ("chat_id", "message_id", "game_id", "kind", "sent_by", "shown", "keys", "updated_at")
 
 
+@cache
+def _sent() -> Select[Any]:
+    """A game's messages that later notices may edit (``SqlMessages.sent``), for the parameter
+    ``game_id``: built once, as every press asks it."""
+    m = MessageRow
+    game_id = bindparam("game_id", type_=BigInteger)
+    newest_here = (
+        select(func.max(m.shown))
+        .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(EDITED))
+        .group_by(m.kind, m.chat_id)
+    )
+    other = aliased(MessageRow)
+    newest_in_chat = (
+        select(func.max(other.message_id)).where(other.chat_id == m.chat_id).scalar_subquery()
+    )
+    return (
+        select(OutboxRow, m.message_id, m.keys, newest_in_chat)
+        .join(OutboxRow, OutboxRow.id == m.shown)
+        .where(
+            m.game_id == game_id,
+            m.message_id.is_not(None),
+            or_(m.keys, m.shown.in_(newest_here)),
+        )
+        .order_by(m.shown)
+    )
+
+
+@cache
+def _record(dialect: str) -> Any:
+    """``SqlMessages.record``'s statement in ``dialect``, built once."""
+    notices = table_of(OutboxRow)
+    # The chat, the game and the kind are the notice's, read in the same statement.
+    report = select(*reported(notices.c)).where(notices.c.id == bindparam("n"))
+    return merge(dialect, report)
+
+
 class SqlMessages:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -107,10 +144,7 @@ class SqlMessages:
         sent = [d for d in delivered if d.message_id is not None]
         if not sent:
             return
-        notices = table_of(OutboxRow)
-        # The chat, the game and the kind are the notice's, read in the same statement.
-        report = select(*reported(notices.c)).where(notices.c.id == bindparam("n"))
-        await self._s.session.execute(merge(self._s, report), reports(sent, self._s.now()))
+        await self._s.session.execute(_record(self._s.dialect), reports(sent, self._s.now()))
 
     async def get(self, chat_id: int, message_id: int) -> Message | None:
         row = await self._s.row(
@@ -144,26 +178,7 @@ class SqlMessages:
         return [_message(row) for row in found]
 
     async def sent(self, game_id: int) -> list[SentMessage]:
-        m = MessageRow
-        newest_here = (
-            select(func.max(m.shown))
-            .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(EDITED))
-            .group_by(m.kind, m.chat_id)
-        )
-        other = aliased(MessageRow)
-        newest_in_chat = (
-            select(func.max(other.message_id)).where(other.chat_id == m.chat_id).scalar_subquery()
-        )
-        result = await self._s.session.execute(
-            select(OutboxRow, m.message_id, m.keys, newest_in_chat)
-            .join(OutboxRow, OutboxRow.id == m.shown)
-            .where(
-                m.game_id == game_id,
-                m.message_id.is_not(None),
-                or_(m.keys, m.shown.in_(newest_here)),
-            )
-            .order_by(m.shown)
-        )
+        result = await self._s.session.execute(_sent(), {"game_id": game_id})
         return [
             SentMessage(
                 notice=notice_from_row(row),

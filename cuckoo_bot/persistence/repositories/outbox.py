@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import cast
+from functools import cache
+from typing import Any, cast
 
 from sqlalchemy import (
     BigInteger,
@@ -37,6 +38,40 @@ from cuckoo_bot.persistence.models import (
 from cuckoo_bot.persistence.repositories.messages import SqlMessages, merge, reported, reports
 from cuckoo_bot.persistence.repositories.store import Store, table_of
 from cuckoo_bot.persistence.types import UtcDateTime
+
+
+@cache
+def _marking() -> Any:
+    """``SqlOutbox.mark``'s UPDATE, for the parameters ``n`` (the notice), ``at``, ``error``,
+    ``tries`` and ``retry_at``: built once."""
+    rows = table_of(OutboxRow)
+    return (
+        update(rows)
+        .where(rows.c.id == bindparam("n"))
+        .values(
+            # A notice to try again is not done: no sent_at, and free for any instance
+            # from ``retry_at`` on.
+            sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
+            error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
+            attempts=rows.c.attempts + bindparam("tries", type_=Integer),
+            claimed_by=case(
+                (bindparam("retry_at", type_=UtcDateTime).is_(None), rows.c.claimed_by),
+                else_=null(),
+            ),
+            claim_until=func.coalesce(bindparam("retry_at", type_=UtcDateTime), rows.c.claim_until),
+        )
+    )
+
+
+@cache
+def _marking_and_merging() -> Any:
+    """On PostgreSQL, ``_marking`` and the merge of what each notice showed into its
+    message's row, one statement."""
+    rows = table_of(OutboxRow)
+    marked = _marking().returning(rows.c.id, rows.c.chat_id, rows.c.game_id, rows.c.kind)
+    marked = marked.cte("marked")
+    showed = bindparam("message_id", type_=BigInteger).is_not(None)
+    return merge("postgresql", select(*reported(marked.c)).where(showed)).add_cte(marked)
 
 
 class SqlOutbox:
@@ -229,26 +264,7 @@ class SqlOutbox:
     async def mark(self, delivered: Sequence[Delivered]) -> None:
         if not delivered:
             return
-        rows = table_of(OutboxRow)
         now = self._s.now()
-        marking = (
-            update(rows)
-            .where(rows.c.id == bindparam("n"))
-            .values(
-                # A notice to try again is not done: no sent_at, and free for any instance
-                # from ``retry_at`` on.
-                sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
-                error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
-                attempts=rows.c.attempts + bindparam("tries", type_=Integer),
-                claimed_by=case(
-                    (bindparam("retry_at", type_=UtcDateTime).is_(None), rows.c.claimed_by),
-                    else_=null(),
-                ),
-                claim_until=func.coalesce(
-                    bindparam("retry_at", type_=UtcDateTime), rows.c.claim_until
-                ),
-            )
-        )
         marks = [
             {
                 "n": d.notice_id,
@@ -263,17 +279,12 @@ class SqlOutbox:
             # The messages first: killed in between, a notice is shown again, and no message
             # stands that the store does not know of.
             await SqlMessages(self._s).record(delivered)
-            await self._s.session.execute(marking, marks)
+            await self._s.session.execute(_marking(), marks)
             return
         # One statement: the notices marked (a data-modifying WITH), and what each showed
         # merged into its message's row.
-        marked = marking.returning(rows.c.id, rows.c.chat_id, rows.c.game_id, rows.c.kind).cte(
-            "marked"
-        )
-        showed = bindparam("message_id", type_=BigInteger).is_not(None)
-        statement = merge(self._s, select(*reported(marked.c)).where(showed)).add_cte(marked)
         await self._s.session.execute(
-            statement,
+            _marking_and_merging(),
             [
                 {**mark, **report}
                 for mark, report in zip(marks, reports(delivered, now), strict=True)

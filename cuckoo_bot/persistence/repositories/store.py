@@ -29,6 +29,13 @@ def table_of(model: type[Any]) -> Table:
     return cast(Table, model.__table__)
 
 
+def dialect_insert(dialect: str, table: Any) -> Any:
+    """``dialect``'s INSERT, which knows ON CONFLICT."""
+    if dialect == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
 @dataclass(frozen=True)
 class Store:
     """What every repository of one unit of work shares."""
@@ -43,9 +50,7 @@ class Store:
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT, which knows ON CONFLICT."""
-        if self.dialect == "postgresql":
-            return postgresql.insert(table)
-        return sqlite.insert(table)
+        return dialect_insert(self.dialect, table)
 
     async def rows(self, query: Select[Row]) -> list[Row]:
         # populate_existing: a row read again in the same session reflects UPDATE statements.
@@ -56,6 +61,6 @@ class Store:
         found = await self.rows(query)
         return found[0] if found else None
 
-    async def rowcount(self, statement: Executable) -> int:
-        result = await self.session.execute(statement)
+    async def rowcount(self, statement: Executable, params: dict[str, Any] | None = None) -> int:
+        result = await self.session.execute(statement, params)
         return cast(CursorResult[Any], result).rowcount
