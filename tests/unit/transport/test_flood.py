@@ -12,12 +12,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import RetryAfter
 from telegram.ext import ExtBot
 
 from cuckoo_bot.transport.answers import Answer, AnswerQueue
-from cuckoo_bot.transport.flood import ChatLimiter, Floods, retry_seconds
+from cuckoo_bot.transport.flood import ChatLimiter, Floods, OverallWindow, retry_seconds
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
 from cuckoo_bot.transport.pacing import GroupBudget
 from cuckoo_bot.transport.requests import AnswersApart
@@ -186,3 +188,31 @@ async def test_a_moments_429_is_waited_out_by_that_call_alone(world: World) -> N
     assert (await asyncio.wait_for(send, 5)).text == "hello"
     assert world.calls_naming(ANN) == 2
     assert world.fake.flood_violations() == []
+
+
+@given(
+    st.lists(st.floats(0, 0.5, allow_nan=False), min_size=1, max_size=90),
+    st.integers(1, 30),
+)
+async def test_the_overall_window_never_lets_more_than_its_rate_through_in_a_period(
+    gaps: list[float], rate: int
+) -> None:
+    # Calls arriving with random gaps (bursts included): the ones let through never number
+    # more than ``rate`` in any period, and a call waits only while the window is full.
+    now = [0.0]
+
+    async def sleep(seconds: float) -> None:
+        assert seconds > 0
+        now[0] += seconds
+
+    window = OverallWindow(rate, period=1.1, clock=lambda: now[0], sleep=sleep)
+    through = []
+    for gap in gaps:
+        now[0] += gap
+        arrived = now[0]
+        async with window:
+            through.append(now[0])
+        full = sum(1 for t in through[:-1] if t > arrived - 1.1) >= rate
+        assert (now[0] > arrived) == full
+    for index, moment in enumerate(through):
+        assert sum(1 for t in through[index:] if t < moment + 1.1) <= rate
