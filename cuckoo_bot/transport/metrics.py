@@ -16,9 +16,10 @@ from prometheus_client import (
 )
 from prometheus_client import Counter as PromCounter
 from telegram import Update
-from telegram.request import HTTPXRequest, RequestData
+from telegram.request import RequestData
 
 from cuckoo_bot.app.queries import Vitals
+from cuckoo_bot.transport.http import AiohttpRequest
 
 # Telegram's own kinds of update, in the order an update is looked at for its kind.
 UPDATE_KINDS = tuple(Update.ALL_TYPES)
@@ -175,8 +176,9 @@ class Metrics:
         return generate_latest(self.registry)
 
 
-class CountingRequest(HTTPXRequest):
-    """PTB's HTTP client, counting each Bot API call (and each failed one) by its method."""
+class CountingRequest(AiohttpRequest):
+    """The bot's HTTP client (``http.py``), counting each Bot API call (and each failed one)
+    by its method."""
 
     def __init__(self, metrics: Metrics, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
