@@ -12,8 +12,9 @@ card). Measured over the whole run, lobbies and the last summaries included ("al
   the run, divided by the moves pressed (Join and Start taps are not counted as presses, their
   cost is);
 - the answer's wall latency, p50 and p99: from a press to Telegram's answer to the tap;
-- Bot API calls naming a chat (those Telegram refused with 429 included, and apart), and SQL
-  statements (the bot's ``cuckoo_sql_statements_total``), per press;
+- Bot API calls naming a chat (those Telegram refused with 429 included, and apart; the JSON
+  line keeps them by chat kind and method too), and SQL statements (the bot's
+  ``cuckoo_sql_statements_total``), per press;
 - presses a second, and the CPU's share of one core;
 - resident memory per running game: the bot's peak ``VmRSS`` while the games ran, less its size
   before the first lobby, divided by the games.
@@ -41,7 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -76,6 +78,7 @@ class Row:
     rss_mb_per_game: float
     presses_per_second: float
     refused: float = 0.0  # calls Telegram refused (429, flood control), per press
+    mix: dict[str, float] = field(default_factory=dict)  # calls per press by chat kind and method
     commit: str = ""
     when: str = ""
 
@@ -186,6 +189,15 @@ async def one_run(
         rss_mb_per_game=round((peak[0] - rss) / 1024 / tables, 2),
         presses_per_second=round(presses / seconds, 2),
         refused=round(sum(1 for c in calls if c.status == 429) / presses, 3),
+        mix={
+            f"{kind} {method}": round(n / presses, 3)
+            for (kind, method), n in sorted(
+                Counter(
+                    ("group" if int(c.params["chat_id"]) < 0 else "private", c.method)
+                    for c in calls
+                ).items()
+            )
+        },
         commit=commit(),
         when=datetime.now(UTC).isoformat(timespec="seconds"),
     )
@@ -216,6 +228,7 @@ async def run(
                 if postgres:
                     await drop_postgres(postgres, url.rsplit("/", 1)[1])
         print(line(row), flush=True)
+        print("  calls per press:", ", ".join(f"{k} {v}" for k, v in row.mix.items()), flush=True)
         rows.append(row)
         if out is not None:  # each row kept as soon as it is measured
             out.parent.mkdir(parents=True, exist_ok=True)
