@@ -219,3 +219,40 @@ async def test_the_overall_window_never_lets_more_than_its_rate_through_in_a_per
         assert (now[0] > arrived) == full
     for index, moment in enumerate(through):
         assert sum(1 for t in through[index:] if t < moment + period) <= rate
+
+
+@given(st.integers(1, 30), st.integers(1, 200))
+async def test_each_call_is_given_its_moment_when_it_comes_first_come_first_served(
+    rate: int, calls: int
+) -> None:
+    # Calls all arriving at once: each is given, as it comes, the first moment at least a
+    # period after the call ``rate`` places before it; none is passed by a later one.
+    period = 1.125
+    given_at: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        given_at.append(seconds)  # the clock stands still: only the moment given matters
+
+    window = OverallWindow(rate, period=period, clock=lambda: 0.0, sleep=sleep)
+    for _ in range(calls):
+        waits = len(given_at)
+        async with window:
+            pass
+        if len(given_at) == waits:
+            given_at.append(0.0)
+    assert given_at == [(index // rate) * period for index in range(calls)]
+
+
+async def test_calls_waiting_together_leave_the_window_in_the_order_they_came() -> None:
+    # Forty calls at once through four places a period: each four leave together (in any
+    # order among themselves), and no call leaves before one that came four places earlier.
+    window = OverallWindow(4, period=0.02)
+    order: list[int] = []
+
+    async def call(index: int) -> None:
+        async with window:
+            order.append(index)
+
+    await asyncio.gather(*(call(index) for index in range(40)))
+    batches = [index // 4 for index in order]
+    assert sorted(order) == list(range(40)) and batches == sorted(batches)
