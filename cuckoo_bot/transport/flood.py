@@ -67,8 +67,9 @@ class OverallWindow:
     rate through in one second (its full bucket, then its drain), and Telegram's count answers
     the calls past thirty with 429s (benchmarks/cpu.py at 40 tables: a 429 for every eleventh
     press). Each call's moment is fixed when it arrives, so no call is ever passed by later
-    ones (a window that let every waiter race for each freed place left a prompt unsent for a
-    minute at 40 tables at once)."""
+    ones: a window that let every waiter race for each freed place let later calls overtake
+    (tests/unit/transport/test_flood.py), and the one run at 40 tables made with it ended
+    with a prompt unsent for a minute."""
 
     def __init__(
         self,

@@ -1,14 +1,15 @@
 """PTB's requests on aiohttp's HTTP client instead of its default, HTTPX.
 
-Measured on this bot (``benchmarks/cpu.py --profile``, ``docs/flame``): a Bot API call through
-PTB's ``HTTPXRequest`` costs about 600 µs of CPU, a third of a press's Bot API work, and
-aiohttp makes the same call for about 200 µs (a keep-alive POST of a prompt to a local server,
-1,000s of calls each way in one run). aiohttp is already the bot's web server, so this adds no
-dependency. PTB ships only the HTTPX client; ``BaseRequest`` is its documented way to plug in
-another, and this is that plug: one aiohttp session per request object, PTB's timeouts mapped
-to aiohttp's, and failures raised as the errors PTB's own client raises (``TimedOut`` for any
-timeout, ``NetworkError`` for a connection that failed or closed without an answer), which the
-rest of the bot (flood control, the courier's lost answers) reads.
+Measured in one run of a throwaway script (2,000 keep-alive POSTs of a prompt-sized
+``sendMessage`` to a local aiohttp server, each client twice): PTB's ``HTTPXRequest`` spent
+about 600 µs of CPU a call, an aiohttp session about 200 µs. (``benchmarks/cpu.py`` measured
+this change only together with others; README, "Capacity".) aiohttp is already the bot's web
+server, so this adds no dependency. PTB ships only the HTTPX client; ``BaseRequest`` is its
+documented way to plug in another, and this is that plug: one aiohttp session per request
+object, PTB's timeouts mapped to aiohttp's, and failures raised as the errors PTB's own client
+raises (``TimedOut`` for any timeout, ``NetworkError`` for a connection that failed or closed
+without an answer), which the rest of the bot (flood control, the courier's lost answers)
+reads.
 """
 
 from __future__ import annotations
