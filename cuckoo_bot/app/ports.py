@@ -144,8 +144,9 @@ class OutboxRepository(Protocol):
         ...
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
-        """Running games (this one, or any) with no prompt or group ask that is on its way
-        (not delivered yet) or shows its keys: a game whose turn may wait for nobody."""
+        """Running games (this one, or any) whose newest prompt or group ask (the current
+        turn's) is neither on its way (not delivered yet) nor shown with its keys: a game
+        whose turn may wait for nobody. An older ask that still shows keys does not count."""
         ...
 
     async def untold(

@@ -312,6 +312,20 @@ async def test_a_running_game_whose_turn_nothing_asks_for_is_found(
     async with uow_factory(read_only=True) as uow:
         assert await uow.outbox.unprompted() == [shown.id, lost.id]
 
+    # The next turn's prompt: once it is shown and its keys come off (a copy, a lost edit),
+    # the older prompt the store still thinks shows keys does not ask for the turn.
+    older = prompt(lost.id)
+    await _add(uow_factory, [older])
+    await _mark(uow_factory, Delivered(older.id, 9, True))
+    async with uow_factory(read_only=True) as uow:
+        assert lost.id not in await uow.outbox.unprompted()
+    (newer,) = await _add(uow_factory, [prompt(lost.id)])  # the turn after
+    async with uow_factory(read_only=True) as uow:
+        assert lost.id not in await uow.outbox.unprompted()  # on its way
+    await _mark(uow_factory, Delivered(newer, 10, False))  # shown, its keys lost
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.outbox.unprompted(lost.id) == [lost.id]
+
 
 async def test_a_lease_runs_out_at_its_end_for_everyone(store: Store, clock: StepClock) -> None:
     one, two = store.instance("one"), store.instance("two")

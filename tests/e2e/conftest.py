@@ -223,6 +223,12 @@ def table(fake: FakeBotApi) -> TableDriver:
     return TableDriver(fake, GROUP)
 
 
+def stall_report(what: str, fake: FakeBotApi, bot: BotProcess, chats: Iterable[int]) -> str:
+    """What a stalled game looked like: every chat's transcript and the end of the bot's log."""
+    shown = "\n\n".join(f"--- chat {chat}\n{fake.transcript(chat)}" for chat in chats)
+    return f"{what}\n{shown}\n--- bot log\n{bot.log()[-8000:]}"
+
+
 async def settle(fake: FakeBotApi) -> None:
     await fake.wait_idle(quiet=0.3, timeout=15)
 

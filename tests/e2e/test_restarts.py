@@ -23,7 +23,7 @@ from cuckoo_bot.app.tuning import LEASE
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, choose
 
-from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys
+from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys, stall_report
 from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
@@ -62,12 +62,6 @@ class Players:
     def stalled_for(self) -> float:
         """Seconds since the last tap or the bot's latest start, whichever came later."""
         return time.monotonic() - max([*self.tapped.values(), self.since])
-
-
-def _stalled(fake: FakeBotApi, bot: BotProcess) -> str:
-    """What a stalled game looked like: every chat, and the end of the bot's log."""
-    chats = "\n\n".join(f"--- chat {chat}\n{fake.transcript(chat)}" for chat in (GROUP, *PLAYERS))
-    return f"a tap was lost (or no prompt came)\n{chats}\n--- bot log\n{bot.log()[-4000:]}"
 
 
 def ready_at(fake: FakeBotApi) -> float:
@@ -160,7 +154,9 @@ async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
                 else:
                     await asyncio.sleep(0.1)
                 # The players tapped each prompt once: a lost tap would leave the game waiting.
-                assert players.stalled_for() < 20, _stalled(fake, bot)
+                assert players.stalled_for() < 20, stall_report(
+                    "a tap was lost (or no prompt came)", fake, bot, (GROUP, *PLAYERS)
+                )
         finally:
             playing.cancel()
     await fake.wait_idle(quiet=0.5, timeout=30)

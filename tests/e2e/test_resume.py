@@ -22,7 +22,7 @@ from cuckoo_bot.persistence.uow import sql_uow_factory
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, choose
 
-from .conftest import GROUP, BotProcess, live_move_keys, settle
+from .conftest import GROUP, BotProcess, live_move_keys, settle, stall_report
 from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
@@ -44,7 +44,9 @@ async def test_killed_at_random_points_the_game_resumes_and_matches_its_log(
         try:
             prompt = await table.next_prompt(after=last)
         except TimeoutError:
-            raise AssertionError(f"the game stalled\n{fake.transcript(GROUP)}") from None
+            raise AssertionError(
+                stall_report("the game stalled", fake, bot, (GROUP, ANN, BEN, CAT, DON))
+            ) from None
         if prompt is None:
             break
         kind = choose(table.card_of(prompt.actor), prompt.data("c") is not None, 4)

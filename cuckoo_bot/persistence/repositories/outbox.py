@@ -198,18 +198,26 @@ class SqlOutbox:
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
         asks = [NoticeKind.PROMPT.value, NoticeKind.TURN.value]
+        # The game's newest ask is its current turn's (a move writes it with the move): an
+        # older prompt the store still thinks shows keys asks for a turn that is over.
+        asked = table_of(OutboxRow).alias("asked")
+        newest = (
+            select(func.max(asked.c.id))
+            .where(asked.c.game_id == GameRow.id, asked.c.kind.in_(asks))
+            .correlate(GameRow)
+            .scalar_subquery()
+        )
         on_its_way = (
-            select(OutboxRow.id)
-            .where(
-                OutboxRow.game_id == GameRow.id,
-                OutboxRow.kind.in_(asks),
-                OutboxRow.sent_at.is_(None),
-            )
-            .exists()
+            select(OutboxRow.id).where(OutboxRow.id == newest, OutboxRow.sent_at.is_(None)).exists()
         )
         showing = (
             select(MessageRow.id)
-            .where(MessageRow.game_id == GameRow.id, MessageRow.kind.in_(asks), MessageRow.keys)
+            .where(
+                MessageRow.game_id == GameRow.id,
+                MessageRow.kind.in_(asks),
+                MessageRow.keys,
+                MessageRow.shown >= newest,
+            )
             .exists()
         )
         query = select(GameRow.id).where(

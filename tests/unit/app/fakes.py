@@ -366,11 +366,15 @@ class FakeOutbox:
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
         asks = (NoticeKind.PROMPT, NoticeKind.TURN)
-        asking = {
-            notice.game_id
-            for i, notice in self.w.outbox.items()
-            if notice.kind in asks and i not in self.w.sent
-        } | {m.game_id for m in self.w.messages.values() if m.kind in asks and m.keys}
+        newest: dict[int | None, int] = {}
+        for i, notice in sorted(self.w.outbox.items()):
+            if notice.kind in asks:
+                newest[notice.game_id] = i
+        asking = {g for g, i in newest.items() if i not in self.w.sent} | {
+            m.game_id
+            for m in self.w.messages.values()
+            if m.kind in asks and m.keys and m.shown >= newest.get(m.game_id, m.shown + 1)
+        }
         found = [
             g
             for g, game in sorted(self.w.games.items())
