@@ -18,8 +18,11 @@ in PTB's own extension point (``BaseRateLimiter``):
   its own lane, showing the newest state when the hold ends. Nothing else waits.
 - A 429 to a call naming no chat is the bot's overall rate: calls naming a chat wait it out,
   each in its own task; answers to taps never wait for anything.
-- The overall rate (30 calls a second naming a chat) is kept in a strict window
-  (``OverallWindow``), split evenly among the instances alive.
+- The overall rate (30 messages a second) is kept in a strict window (``OverallWindow``), split
+  evenly among the instances alive. It counts what Telegram counts (``counted``): a message
+  sent anywhere, and in a group an edit or a delete too; a private chat's edits and deletes
+  and every read go by without taking a place (the FAQ's limits speak of messages sent, and
+  the fake Bot API counts the same: fakebotapi/RULES.md, "Flood control").
 """
 
 from __future__ import annotations
@@ -54,6 +57,17 @@ OVERALL_LOOK = 0.5  # seconds between two looks at the overall hold, while a cal
 START_RETRIES = 2  # a call refused for a moment (or, naming no chat, at start) tries again
 
 
+# The methods that send a message: counted by Telegram's overall limit in every chat.
+SENDS = ("send", "copy", "forward")
+
+
+def counted(endpoint: str, chat: int) -> bool:
+    """Telegram's 30 messages a second count this call: a message sent anywhere, or any post
+    in a group (a negative chat id). A private chat's edits (the answers on prompts, the
+    deals: half of all calls) and reads such as getChatMember take no place in the window."""
+    return endpoint.startswith(SENDS) or (chat < 0 and endpoint.startswith(POSTS))
+
+
 # Telegram counts a second's calls as they arrive, and a call is stamped here when it leaves:
 # the window is a little longer than a second, so that a call slow on its way never lands in
 # the same second as the thirty after it.
@@ -82,6 +96,7 @@ class OverallWindow:
         self.period = period
         self._clock, self._sleep = clock, sleep
         self._moments: deque[float] = deque()  # the last ``rate`` calls' moments, in order
+        self.placed = 0  # calls given a moment, ever
 
     async def __aenter__(self) -> None:
         now = self._clock()
@@ -89,6 +104,7 @@ class OverallWindow:
         if len(self._moments) == self.rate:
             moment = max(now, self._moments.popleft() + self.period)
         self._moments.append(moment)
+        self.placed += 1
         if moment > now:
             await self._sleep(moment - now)
 
@@ -204,7 +220,7 @@ class ChatLimiter(BaseRateLimiter[int]):
         self.floods = floods
         self.overall = overall
         self.instances = 1
-        self._limiter = OverallWindow(overall)
+        self.window = OverallWindow(overall)
 
     async def initialize(self) -> None:
         """Nothing to open."""
@@ -218,7 +234,7 @@ class ChatLimiter(BaseRateLimiter[int]):
         instances = max(instances, 1)
         if instances != self.instances:
             self.instances = instances
-            self._limiter = OverallWindow(self.overall / instances)
+            self.window = OverallWindow(self.overall / instances)
 
     async def process_request(
         self,
@@ -244,14 +260,16 @@ class ChatLimiter(BaseRateLimiter[int]):
                 continue
             while (overall := self.floods.overall_left()) > 0:  # noqa: ASYNC110 - a clock
                 await asyncio.sleep(min(overall, OVERALL_LOOK))
-            async with self._limiter:
-                try:
-                    return await callback(*args, **kwargs)
-                except RetryAfter as exc:
-                    self.floods.hold(chat, retry_seconds(exc))
-                    tries += 1
-                    if tries > START_RETRIES or retry_seconds(exc) > SHORT_HOLD:
-                        raise
+            try:
+                if counted(endpoint, chat):
+                    async with self.window:
+                        return await callback(*args, **kwargs)
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                self.floods.hold(chat, retry_seconds(exc))
+                tries += 1
+                if tries > START_RETRIES or retry_seconds(exc) > SHORT_HOLD:
+                    raise
 
     async def _unnamed(
         self,

@@ -54,3 +54,17 @@ def test_the_picture_is_drawn_from_the_kept_rows_and_nothing_is_run(
     assert picture.read_bytes().startswith(b"\x89PNG")
     printed = capsys.readouterr().out
     assert printed.count("| before | sqlite |") == 2 and "| after |" not in printed
+
+
+def test_the_ceiling_counts_only_the_calls_telegram_counts() -> None:
+    # A press's private edits and a group's reads take no place in Telegram's 30 a second;
+    # a row measured before the mix was kept falls back on every call naming a chat.
+    mix = {
+        "group editMessageText": 0.2,
+        "group getChatMember": 0.015,
+        "group sendMessage": 0.15,
+        "private editMessageText": 1.77,
+        "private sendMessage": 1.26,
+    }
+    assert replace(ROW, mix=mix).counted() == pytest.approx(0.2 + 0.15 + 1.26)
+    assert ROW.counted() == ROW.calls

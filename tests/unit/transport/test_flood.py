@@ -19,7 +19,13 @@ from telegram.error import RetryAfter
 from telegram.ext import ExtBot
 
 from cuckoo_bot.transport.answers import Answer, AnswerQueue
-from cuckoo_bot.transport.flood import ChatLimiter, Floods, OverallWindow, retry_seconds
+from cuckoo_bot.transport.flood import (
+    ChatLimiter,
+    Floods,
+    OverallWindow,
+    counted,
+    retry_seconds,
+)
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
 from cuckoo_bot.transport.pacing import GroupBudget
 from cuckoo_bot.transport.requests import AnswersApart
@@ -256,3 +262,45 @@ async def test_calls_waiting_together_leave_the_window_in_the_order_they_came() 
     await asyncio.gather(*(call(index) for index in range(40)))
     batches = [index // 4 for index in order]
     assert sorted(order) == list(range(40)) and batches == sorted(batches)
+
+
+async def test_the_overall_window_counts_what_telegram_counts(world: World) -> None:
+    # Messages sent anywhere and a group's edits take a place in the 30 a second; a private
+    # chat's edits and reads do not (the fake counts the same, so the bot spends the whole
+    # ceiling on what Telegram limits).
+    bot, fake = world.bot, world.fake
+    limiter = bot.rate_limiter
+    assert isinstance(limiter, ChatLimiter)
+    window = limiter.window
+    before = window.placed
+    sent = await bot.send_message(ANN, "your card")
+    table = await bot.send_message(HELD, "the table")
+    assert window.placed == before + 2
+    await bot.edit_message_text("your card, kept", chat_id=ANN, message_id=sent.message_id)
+    await bot.get_chat_member(HELD, ANN)
+    assert window.placed == before + 2
+    await bot.edit_message_text("the table, moved on", chat_id=HELD, message_id=table.message_id)
+    await bot.delete_message(HELD, table.message_id)
+    assert window.placed == before + 4
+    assert not fake.flood_violations()
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "chat", "is_counted"),
+    [
+        ("sendMessage", ANN, True),
+        ("sendMessage", HELD, True),
+        ("copyMessage", ANN, True),
+        ("editMessageText", ANN, False),
+        ("editMessageReplyMarkup", ANN, False),
+        ("deleteMessage", ANN, False),
+        ("editMessageText", HELD, True),
+        ("deleteMessage", HELD, True),
+        ("getChatMember", HELD, False),
+        ("getChat", ANN, False),
+    ],
+)
+def test_which_calls_telegrams_overall_limit_counts(
+    endpoint: str, chat: int, is_counted: bool
+) -> None:
+    assert counted(endpoint, chat) is is_counted
