@@ -208,6 +208,16 @@ async def doubt(deps: Deps, chat_id: int, since: int) -> None:
         await uow.commit()
 
 
+async def cleared(deps: Deps, chat_id: int, message_ids: Sequence[int]) -> None:
+    """Messages no notice accounted for lost their keys: their rows say so (one statement),
+    so no late report of an older notice gives them back (``MessageRepository.cleared``)."""
+    if not message_ids:
+        return
+    async with deps.uow(autocommit=True) as uow:
+        await uow.messages.cleared(chat_id, message_ids)
+        await uow.commit()
+
+
 async def copies(deps: Deps) -> list[Message]:
     """Second copies of a notice that show keys (one statement): they must lose them."""
     async with deps.uow(autocommit=True) as uow:

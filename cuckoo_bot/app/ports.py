@@ -205,6 +205,13 @@ class MessageRepository(Protocol):
         newest notice, then the newest message (the planners edit the newest)."""
         ...
 
+    async def cleared(self, chat_id: int, message_ids: Sequence[int]) -> None:
+        """These messages, which no row accounted for, stand in the chat without keys: each
+        row says so as of the chat's newest notice (its ``shown``), so that a late report of a
+        notice written before then (an instance that showed it and lagged) cannot give the
+        row its keys back, while a later notice's edit still can. One statement."""
+        ...
+
     async def settle_doubt(self, chat_id: int, since: int) -> None:
         """The messages of unknown id in the chat since notice ``since`` are dealt with (an
         older one recorded since stays)."""

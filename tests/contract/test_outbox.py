@@ -621,6 +621,40 @@ async def test_a_message_ends_as_its_newest_report_whatever_order_the_marks_come
             ), (last, order)
 
 
+async def test_a_message_cleared_as_unaccounted_keeps_no_keys_a_late_report_gave_it(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A prompt shown by an instance that lagged, its keys taken off by another that found
+    no row for it: the late report of that prompt (keys on) does not give the row its keys
+    back; a later notice's edit does. A message the store knew is merged the same way."""
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        asked = Notice(NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game.id)
+        later = Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 4, "done_keep"), game.id)
+        await uow.outbox.add_many([asked, later])
+        await uow.commit()
+    async with uow_factory(autocommit=True) as uow:
+        await uow.messages.cleared(ANN, [70, 71])
+        await uow.messages.cleared(CHAT_ID - 99, [5])  # a chat with no notice: nothing
+        await uow.commit()
+    await _mark(uow_factory, Delivered(asked.id, 70, live_keys=True))  # the late report
+    async with uow_factory(read_only=True) as uow:
+        row = await uow.messages.get(ANN, 70)
+        assert row is not None and (row.keys, row.shown, row.sent_by) == (False, later.id, asked.id)
+        assert await uow.messages.get(CHAT_ID - 99, 5) is None
+    again = Notice(NoticeKind.PROMPT, ANN, PromptNote(2, 9, ACE, 3, ("keep",), 2), game.id)
+    await _add(uow_factory, [again])
+    await _mark(uow_factory, Delivered(again.id, 71, live_keys=True))  # a later notice's edit
+    async with uow_factory(read_only=True) as uow:
+        row = await uow.messages.get(ANN, 71)
+        assert row is not None and (row.keys, row.shown, row.kind) == (
+            True,
+            again.id,
+            NoticeKind.PROMPT,
+        )
+
+
 async def test_the_newest_table_of_a_running_game_that_no_message_shows_is_found(
     uow_factory: UnitOfWorkFactory, clock: StepClock
 ) -> None:

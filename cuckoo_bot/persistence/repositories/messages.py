@@ -15,6 +15,7 @@ from sqlalchemy import (
     bindparam,
     case,
     delete,
+    false,
     func,
     literal,
     null,
@@ -219,6 +220,26 @@ class SqlMessages:
                 [*COLUMNS],
                 row,
             )
+        )
+
+    async def cleared(self, chat_id: int, message_ids: Sequence[int]) -> None:
+        if not message_ids:
+            return
+        newest = (
+            select(func.max(OutboxRow.id)).where(OutboxRow.chat_id == chat_id).scalar_subquery()
+        )
+        report = select(
+            literal(chat_id, BigInteger),
+            bindparam("message_id", type_=BigInteger),
+            null(),
+            null(),
+            newest,
+            newest,
+            false(),
+            literal(self._s.now(), UtcDateTime),
+        ).where(newest.is_not(None))
+        await self._s.session.execute(
+            merge(self._s.dialect, report), [{"message_id": m} for m in sorted(set(message_ids))]
         )
 
     async def doubts(self) -> dict[int, int]:

@@ -118,7 +118,8 @@ class Calls:
             raise
         return True
 
-    async def remove_keys(self, chat_id: int, message_id: int) -> None:
+    async def remove_keys(self, chat_id: int, message_id: int) -> bool:
+        """Take a message's keys off; False if it is gone or not the bot's to edit."""
         try:
             await self.call(
                 lambda: self.bot.edit_message_reply_markup(
@@ -126,8 +127,12 @@ class Calls:
                 )
             )
         except BadRequest as exc:
-            if not _not_modified(exc) and not _edit_target_gone(exc):
-                raise
+            if _not_modified(exc):
+                return True
+            if _edit_target_gone(exc):
+                return False
+            raise
+        return True
 
     async def remove(self, chat_id: int, message_id: int) -> None:
         """Delete a message; if Telegram refuses, at least drop its keys."""

@@ -49,17 +49,23 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
     ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
     known = {d.message_id for d in lane.result.delivered if d.message_id}
     known |= lane.known.telling.get(chat, set())
+    cleared: list[int] = []
     for message_id in [m for m in ids if m not in known][:GAP]:
         # The rest when the chat's budget allows, or (the claims having run out meanwhile)
         # once no other instance is showing something there.
         if not await lane.spend() or not lane.holds():
+            await outbox.cleared(deps, chat, cleared)
             await tools.doubt(chat, notice_id)
             lane.result.deferred = True
             return
         try:
-            await tools.calls.remove_keys(chat, message_id)
+            if await tools.calls.remove_keys(chat, message_id):
+                cleared.append(message_id)
         except Unreachable:
             raise
         except TelegramError as exc:
             log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
+    # Written down, so that a late report of the notice one of them showed (an instance that
+    # lagged past its lease) cannot say it shows keys: the store says what the chat shows.
+    await outbox.cleared(deps, chat, cleared)
     await tools.settled(chat)
