@@ -371,12 +371,5 @@ LaggingDeliveryMachine.TestCase.settings = DeliveryMachine.TestCase.settings
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="known gap (about one run in twenty-five): an instance whose store lags past its "
-    "lease marks a prompt it sent (keys on) after another instance, reading the prompt back "
-    "once its turn was over, took the keys off the message no row accounted for: the row "
-    "says keys, the chat shows none (the chat is right, a later plan may clear it again)",
-)
 def test_delivery_keeps_its_rules_when_a_store_connection_lags_past_its_lease() -> None:
     LaggingDeliveryMachine.TestCase().runTest()
