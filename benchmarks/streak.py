@@ -1,13 +1,14 @@
 """Run end-to-end tests again and again: how many runs in a row pass?
 
 Delivery across several instances and crashes is only as good as its worst interleaving, and
-one green run says little. This runs the given tests (by default the several-instances and the
-random-kill tests, on SQLite and PostgreSQL) ``--runs`` times, each run a fresh pytest process,
-and prints each run's outcome and duration, then the count: ``N of M runs passed``. A failing
-run's output is kept in ``--keep`` (one file per failing run) to read afterwards.
+one green run says little. This runs the given tests (by default the several-instances, the
+random-kill and the resume-after-kills tests, on SQLite and PostgreSQL) ``--runs`` times, each
+run a fresh pytest process, and prints each run's outcome and duration, then the count: ``N of
+M runs passed``. A failing run's output is kept in ``--keep`` (one file per failing run) to
+read afterwards.
 
 Run: ``python -m benchmarks.streak [--runs 50] [--keep /tmp/streak] [test ...]`` (PostgreSQL
-from ``CUCKOO_TEST_POSTGRES_URL``, as for the tests; about ten minutes a run with the
+from ``CUCKOO_TEST_POSTGRES_URL``, as for the tests; about twelve minutes a run with the
 defaults).
 """
 
@@ -19,7 +20,11 @@ import sys
 import time
 from pathlib import Path
 
-TESTS = ("tests/e2e/test_instances.py", "tests/e2e/test_restarts.py")
+TESTS = (
+    "tests/e2e/test_instances.py",
+    "tests/e2e/test_restarts.py",
+    "tests/e2e/test_resume.py",
+)
 
 
 def one_run(tests: list[str]) -> tuple[bool, float, str]:

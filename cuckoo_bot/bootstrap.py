@@ -7,6 +7,7 @@ import asyncio
 import logging
 import random
 import secrets
+import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -252,8 +253,14 @@ def _dispose(engine: AsyncEngine) -> Callable[[Any], Coroutine[Any, Any, None]]:
 
 
 def run(settings: Settings) -> None:
-    """Apply pending migrations, then serve (webhook or polling) until SIGINT/SIGTERM."""
-    asyncio.run(_serve(settings))
+    """Apply pending migrations, then serve (webhook or polling) until SIGINT/SIGTERM, on
+    uvloop's event loop (asyncio's own on Windows, where uvloop is not built)."""
+    if sys.platform == "win32":
+        asyncio.run(_serve(settings))
+    else:
+        import uvloop
+
+        uvloop.run(_serve(settings))
 
 
 async def _serve(settings: Settings) -> None:
