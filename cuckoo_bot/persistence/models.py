@@ -198,6 +198,8 @@ class OutboxRow(Base):
         Index(
             "ix_outbox_chat_sent", "chat_id", "sent_at", postgresql_where=SENT, sqlite_where=SENT
         ),
+        # A game's newest ask and newest table (the sweeper's repairs, ``app/repair.py``).
+        Index("ix_outbox_game_kind", "game_id", "kind", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
