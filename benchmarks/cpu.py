@@ -288,14 +288,14 @@ def latest(rows: list[Row], label: str) -> dict[str, list[Row]]:
 def draw(rows: list[Row], labels: list[str], path: Path) -> None:
     """The capacity picture: CPU per press, the answer's p99 and presses a second against the
     tables playing at once, a line per label and database; Telegram's ceiling (its 30 messages
-    a second over the calls a press makes that it counts) and what one core could carry (1000
-    ms over the CPU a press costs) marked on the last."""
+    a second over the calls a press makes that it counts, as the last label's rows count them)
+    and what one core could carry (1000 ms over the CPU a press costs) marked on the last."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    figure, (cpu, p99, rate) = pyplot.subplots(1, 3, figsize=(13, 4.2), layout="constrained")
+    figure, (cpu, p99, rate) = pyplot.subplots(1, 3, figsize=(15, 4.2), layout="constrained")
     ceilings = []
     for label in labels:
         for database, series in latest(rows, label).items():
@@ -305,7 +305,8 @@ def draw(rows: list[Row], labels: list[str], path: Path) -> None:
             cpu.plot(tables, [r.cpu_ms for r in series], style, marker="o", label=name)
             p99.plot(tables, [r.answer_p99_ms for r in series], style, marker="o", label=name)
             rate.plot(tables, [r.presses_per_second for r in series], style, marker="o", label=name)
-            ceilings += [TELEGRAM_MESSAGES_PER_SECOND / r.counted() for r in series]
+            if label == labels[-1]:  # the ceiling as the newest rows count their calls
+                ceilings += [TELEGRAM_MESSAGES_PER_SECOND / r.counted() for r in series]
             core = [1000 / r.cpu_ms for r in series]
             rate.plot(
                 tables, core, ":", color=rate.lines[-1].get_color(), label=f"one core, {name}"
@@ -328,7 +329,7 @@ def draw(rows: list[Row], labels: list[str], path: Path) -> None:
         axes.set_xticks([1, 5, 10, 20, 40], labels=["1", "5", "10", "20", "40"])
         axes.grid(alpha=0.3)
     cpu.legend(fontsize=8)
-    rate.legend(fontsize=7)
+    rate.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
 
