@@ -101,31 +101,28 @@ class Calls:
 
     async def edit(self, chat_id: int, message_id: int, rendered: Rendered) -> bool:
         """Edit a message in place; False if it is gone (deleted by someone)."""
-        try:
-            await self.call(
-                lambda: self.bot.edit_message_text(
-                    chat_id=chat_id,
-                    message_id=message_id,
-                    text=rendered.text,
-                    reply_markup=rendered.keyboard,
-                )
+        return await self._edited(
+            lambda: self.bot.edit_message_text(
+                chat_id=chat_id,
+                message_id=message_id,
+                text=rendered.text,
+                reply_markup=rendered.keyboard,
             )
-        except BadRequest as exc:
-            if _not_modified(exc):
-                return True
-            if _edit_target_gone(exc):
-                return False
-            raise
-        return True
+        )
 
     async def remove_keys(self, chat_id: int, message_id: int) -> bool:
         """Take a message's keys off; False if it is gone or not the bot's to edit."""
-        try:
-            await self.call(
-                lambda: self.bot.edit_message_reply_markup(
-                    chat_id=chat_id, message_id=message_id, reply_markup=None
-                )
+        return await self._edited(
+            lambda: self.bot.edit_message_reply_markup(
+                chat_id=chat_id, message_id=message_id, reply_markup=None
             )
+        )
+
+    async def _edited(self, edit: Callable[[], Awaitable[Any]]) -> bool:
+        """Make an edit: True once the message shows it (made now, or already so: Telegram
+        says "not modified"), False if the message is gone or not the bot's to edit."""
+        try:
+            await self.call(edit)
         except BadRequest as exc:
             if _not_modified(exc):
                 return True
