@@ -208,13 +208,14 @@ async def doubt(deps: Deps, chat_id: int, since: int) -> None:
         await uow.commit()
 
 
-async def cleared(deps: Deps, chat_id: int, message_ids: Sequence[int]) -> None:
-    """Messages no notice accounted for lost their keys: their rows say so (one statement),
-    so no late report of an older notice gives them back (``MessageRepository.cleared``)."""
+async def cleared(deps: Deps, chat_id: int, message_ids: Sequence[int], shown: int) -> None:
+    """Messages no notice accounted for lost their keys as notice ``shown`` was shown again:
+    their rows say so (one statement), so no late report of that notice or an older one gives
+    them back (``MessageRepository.cleared``)."""
     if not message_ids:
         return
     async with deps.uow(autocommit=True) as uow:
-        await uow.messages.cleared(chat_id, message_ids)
+        await uow.messages.cleared(chat_id, message_ids, shown)
         await uow.commit()
 
 

@@ -205,11 +205,12 @@ class MessageRepository(Protocol):
         newest notice, then the newest message (the planners edit the newest)."""
         ...
 
-    async def cleared(self, chat_id: int, message_ids: Sequence[int]) -> None:
+    async def cleared(self, chat_id: int, message_ids: Sequence[int], shown: int) -> None:
         """These messages, which no row accounted for, stand in the chat without keys: each
-        row says so as of the chat's newest notice (its ``shown``), so that a late report of a
-        notice written before then (an instance that showed it and lagged) cannot give the
-        row its keys back, while a later notice's edit still can. One statement."""
+        row says so as of notice ``shown`` (the notice shown again, whose copies they may be),
+        so that a late report of that notice or an older one (an instance that showed it and
+        lagged) cannot give the row its keys back, while a later notice's edit still can (a
+        deal written before the clear but shown after it). One statement."""
         ...
 
     async def settle_doubt(self, chat_id: int, since: int) -> None:

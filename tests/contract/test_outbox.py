@@ -625,8 +625,9 @@ async def test_a_message_cleared_as_unaccounted_keeps_no_keys_a_late_report_gave
     uow_factory: UnitOfWorkFactory,
 ) -> None:
     """A prompt shown by an instance that lagged, its keys taken off by another that found
-    no row for it: the late report of that prompt (keys on) does not give the row its keys
-    back; a later notice's edit does. A message the store knew is merged the same way."""
+    no row for it as it showed that prompt again: the late report of that prompt (keys on)
+    does not give the row its keys back; a later notice's edit does, even one written before
+    the clear (a deal shown after it)."""
     async with uow_factory() as uow:
         await seed(uow)
         game = await uow.games.add(lobby())
@@ -635,18 +636,19 @@ async def test_a_message_cleared_as_unaccounted_keeps_no_keys_a_late_report_gave
         await uow.outbox.add_many([asked, later])
         await uow.commit()
     async with uow_factory(autocommit=True) as uow:
-        await uow.messages.cleared(ANN, [70, 71])
-        await uow.messages.cleared(CHAT_ID - 99, [5])  # a chat with no notice: nothing
+        await uow.messages.cleared(ANN, [70, 71], asked.id)
         await uow.commit()
     await _mark(uow_factory, Delivered(asked.id, 70, live_keys=True))  # the late report
     async with uow_factory(read_only=True) as uow:
         row = await uow.messages.get(ANN, 70)
-        assert row is not None and (row.keys, row.shown, row.sent_by) == (False, later.id, asked.id)
-        assert await uow.messages.get(CHAT_ID - 99, 5) is None
+        assert row is not None and (row.keys, row.shown, row.kind) == (False, asked.id, None)
+    await _mark(uow_factory, Delivered(later.id, 70, live_keys=False))  # written before
     again = Notice(NoticeKind.PROMPT, ANN, PromptNote(2, 9, ACE, 3, ("keep",), 2), game.id)
     await _add(uow_factory, [again])
-    await _mark(uow_factory, Delivered(again.id, 71, live_keys=True))  # a later notice's edit
+    await _mark(uow_factory, Delivered(again.id, 71, live_keys=True))  # written after
     async with uow_factory(read_only=True) as uow:
+        row = await uow.messages.get(ANN, 70)
+        assert row is not None and (row.shown, row.kind) == (later.id, NoticeKind.PLAYED)
         row = await uow.messages.get(ANN, 71)
         assert row is not None and (row.keys, row.shown, row.kind) == (
             True,

@@ -222,22 +222,20 @@ class SqlMessages:
             )
         )
 
-    async def cleared(self, chat_id: int, message_ids: Sequence[int]) -> None:
+    async def cleared(self, chat_id: int, message_ids: Sequence[int], shown: int) -> None:
         if not message_ids:
             return
-        newest = (
-            select(func.max(OutboxRow.id)).where(OutboxRow.chat_id == chat_id).scalar_subquery()
-        )
-        report = select(
+        columns: list[Any] = [
             literal(chat_id, BigInteger),
             bindparam("message_id", type_=BigInteger),
             null(),
             null(),
-            newest,
-            newest,
+            literal(shown, BigInteger),
+            literal(shown, BigInteger),
             false(),
             literal(self._s.now(), UtcDateTime),
-        ).where(newest.is_not(None))
+        ]
+        report = select(*columns).where(true())  # SQLite: INSERT ... SELECT needs a WHERE
         await self._s.session.execute(
             merge(self._s.dialect, report), [{"message_id": m} for m in sorted(set(message_ids))]
         )

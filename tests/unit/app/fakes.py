@@ -526,12 +526,9 @@ class FakeMessages:
     async def doubts(self) -> dict[int, int]:
         return self.w.doubts()
 
-    async def cleared(self, chat_id: int, message_ids: Sequence[int]) -> None:
-        newest = max((i for i, n in self.w.outbox.items() if n.chat_id == chat_id), default=None)
-        if newest is None:
-            return
+    async def cleared(self, chat_id: int, message_ids: Sequence[int], shown: int) -> None:
         for message_id in sorted(set(message_ids)):
-            report = Message(chat_id, message_id, None, None, newest, newest, False, self.now())
+            report = Message(chat_id, message_id, None, None, shown, shown, False, self.now())
             for key, row in self.w.messages.items():
                 if (row.chat_id, row.message_id) == (chat_id, message_id):
                     self.w.messages[key] = row.after(report)
