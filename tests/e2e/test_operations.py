@@ -133,7 +133,13 @@ async def test_webhook_mode_serves_updates_health_and_turns_away_a_wrong_secret(
     assert lobby is not None
     answer = await table.press(ANN, lobby, lobby.button_data("Join"))
     assert answer["text"] == "You're already in.", answer  # the lobby is still open
-    said = [(c.method, c.params.get("text")) for c in fake.calls()[calls:]]
+    # What the /cancel could have caused: a call in the group, or an answer. (A private
+    # chat's greeting sent again, its first answer lost on a loaded machine, is not its.)
+    said = [
+        (c.method, c.params.get("text"))
+        for c in fake.calls()[calls:]
+        if c.method == "answerCallbackQuery" or str(c.params.get("chat_id")) == str(GROUP)
+    ]
     assert said == [("answerCallbackQuery", "You're already in.")], said  # nothing else
     lobby = table.lobby()
     assert lobby is not None and lobby.button_data("Join")  # the forged /cancel did nothing
