@@ -226,7 +226,20 @@ def table(fake: FakeBotApi) -> TableDriver:
 def stall_report(what: str, fake: FakeBotApi, bot: BotProcess, chats: Iterable[int]) -> str:
     """What a stalled game looked like: every chat's transcript and the end of the bot's log."""
     shown = "\n\n".join(f"--- chat {chat}\n{fake.transcript(chat)}" for chat in chats)
-    return f"{what}\n{shown}\n--- bot log\n{bot.log()[-8000:]}"
+    return f"{what}\n{shown}\n--- calls\n{timeline(fake)}\n--- bot log\n{bot.log()[-8000:]}"
+
+
+def timeline(fake: FakeBotApi, last: int = 80) -> str:
+    """The newest Bot API calls, each with how long ago it was made: when a game stalled."""
+    now = fake.world.clock()
+    lines = []
+    for call in fake.calls()[-last:]:
+        params = call.params
+        where = params.get("chat_id", params.get("callback_query_id", ""))
+        what = params.get("message_id", "")
+        answer = "ok" if call.ok else f"{call.status} {call.description or ''}"
+        lines.append(f"{call.time - now:8.2f}s {call.method} {where} {what} {answer}")
+    return "\n".join(lines)
 
 
 async def settle(fake: FakeBotApi) -> None:

@@ -23,7 +23,14 @@ from cuckoo_bot.app.tuning import LEASE
 from fakebotapi import FakeBotApi
 from tests.support.driver import TableDriver, choose
 
-from .conftest import GROUP, BotProcess, audit_finished_games, live_move_keys, stall_report
+from .conftest import (
+    GROUP,
+    BotProcess,
+    audit_finished_games,
+    live_move_keys,
+    reading,
+    stall_report,
+)
 from .test_games import ANN, BEN, CAT, DON, open_lobby, seat_people, start
 
 pytestmark = pytest.mark.slow
@@ -45,7 +52,8 @@ class Players:
         # anyone stalls from its first start.
         self.since = time.monotonic()
 
-    async def play(self, until: Callable[[], bool]) -> None:
+    async def play(self, until: Callable[[], bool] = lambda: False) -> None:
+        """Tap until ``until`` says so (or the task is cancelled)."""
         while not until():
             prompt = self.table.prompt()
             if prompt is not None and prompt.order not in self.tapped:
@@ -72,6 +80,18 @@ def ready_at(fake: FakeBotApi) -> float:
 def first_delivery_after(fake: FakeBotApi, moment: float) -> float | None:
     times = [c.time for c in fake.calls() if c.method in DELIVERY and c.time >= moment]
     return min(times, default=None)
+
+
+async def game_over(table: TableDriver, database_url: URL) -> bool:
+    """The group shows the end of its latest game, and the store has no game open there. A
+    game's end can be shown again after a newer game started (a process killed between
+    Telegram's answer and the mark: the copy it showed is unaccounted for, and the next one
+    shows the end again and takes that copy's keys off); players who took that for the end of
+    the game in play would stop tapping."""
+    if not table.game_over():
+        return False
+    async with reading(database_url) as uow:
+        return await uow.games.open_in_chat(GROUP) is None
 
 
 async def new_game(fake: FakeBotApi, table: TableDriver) -> None:
@@ -138,13 +158,13 @@ async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
         await new_game(fake, table)
         games += 1
         players = Players(fake, table, rng)
-        playing = asyncio.create_task(players.play(table.game_over))
+        playing = asyncio.create_task(players.play())  # until the game is over (cancelled)
         try:
-            while not table.game_over():
+            while not await game_over(table, database_url):
                 # Kill at any moment: a tap in flight, being handled, or its answer on its way.
                 if kills < 20:
                     await asyncio.sleep(rng.uniform(0.0, 0.7))
-                    if table.game_over():
+                    if await game_over(table, database_url):
                         break
                     bot.kill()
                     kills += 1
