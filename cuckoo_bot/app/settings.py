@@ -80,6 +80,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("kings_block", (False, True), _toggle, _rule("kings_block")),
     Setting("final_tie", (FinalTie.SHARED, FinalTie.SUDDEN_DEATH), _final_tie, _rule("final_tie")),
     Setting("double_cut", (False, True), _toggle, _rule("double_cut")),
+    Setting("dealer_stays", (False, True), _toggle, _rule("dealer_stays")),
     Setting("fast_turns", (False, True), _toggle, _rule("fast_turns")),
     Setting("turn_timeout", (30, 60, 90, 120, 300), _number, _turn_time),
 )

@@ -345,7 +345,8 @@ def _reveal(state: GameState, events: list[Event]) -> Result:
                 events
             )
         return _win(state, tuple(eliminated), events)
-    next_dealer = _next_active(state, rnd.dealer)
+    stays = state.rules.dealer_stays and state.seat(rnd.dealer).active
+    next_dealer = rnd.dealer if stays else _next_active(state, rnd.dealer)
     events.append(RoundEnded(round=rnd.number, next_dealer=next_dealer))
     return replace(state, phase=Phase.DEALING, dealer=next_dealer), tuple(events)
 

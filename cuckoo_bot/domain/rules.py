@@ -30,6 +30,9 @@ class HouseRules:
     kings_block: bool = True
     final_tie: FinalTie = FinalTie.SHARED
     double_cut: bool = False
+    # The dealer stays (a local rule): the same player deals every round; once out, the deal
+    # passes to the next player still in, who then stays the dealer.
+    dealer_stays: bool = False
     # Fast turns: letting the turn clock run out costs one life at that round's reveal.
     fast_turns: bool = False
     # A player who lets this many turns in a row time out is removed at the next deal.

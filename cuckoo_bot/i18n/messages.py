@@ -46,7 +46,7 @@ MESSAGES: dict[str, str] = {
         "• One 52-card deck. Ranks from high to low: K Q J 10 9 8 7 6 5 4 3 2 A. Suits never"
         " matter; the Ace is the lowest card.\n"
         "• {min_players} to {max_players} players, {lives} lives each. The first dealer is drawn"
-        " at random; the deal then passes to the left, skipping players who are out.\n"
+        " at random; {deal}\n"
         "• Each round everyone gets one hidden card. Turns go clockwise from the dealer's left;"
         " the dealer acts last. Everyone has exactly one turn.\n"
         "• On your turn, keep your card or ask the next player to swap. {swap} A card you were"
@@ -60,6 +60,11 @@ MESSAGES: dict[str, str] = {
         "• You have {timeout} seconds per turn; if the time runs out you keep your card{fast}."
         " Miss two turns in a row and you leave the game at the next deal.\n\n"
         "{line}"
+    ),
+    "rules_deal_passes": "the deal then passes to the left, skipping players who are out.",
+    "rules_deal_stays": (
+        "here the dealer stays: the same player deals every round, and once they are out the"
+        " deal passes to the left, to the next player still in, who then stays."
     ),
     "rules_swap_block": (
         "They must accept unless they hold a King: they show it and both keep their cards. A"
@@ -80,6 +85,7 @@ MESSAGES: dict[str, str] = {
     "rules_lives": "{lives} lives",
     "rules_no_block": "Kings do not block",
     "rules_double_cut": "the dealer may cut twice",
+    "rules_dealer_stays": "the dealer stays",
     "rules_sudden_death": "sudden death on a final tie",
     "rules_max_players": "up to {max_players} players",
     "rules_clock": "{seconds} s a turn, then you keep",
@@ -342,6 +348,8 @@ MESSAGES: dict[str, str] = {
         "• <b>Final tie</b>: when the last players all go out together, they share the win or"
         " play sudden death.\n"
         "• <b>Dealer's double cut</b>: the dealer may cut a second time.\n"
+        "• <b>Dealer stays</b>: the same player deals every round (once out, the next one"
+        " still in).\n"
         "• <b>Fast turns</b>: running out of time also costs a life at the reveal.\n"
         "• <b>Turn time</b>: the seconds each player has to decide."
     ),
@@ -350,6 +358,7 @@ MESSAGES: dict[str, str] = {
     "setting_kings_block": "Kings block: {value}",
     "setting_final_tie": "Final tie: {value}",
     "setting_double_cut": "Dealer's double cut: {value}",
+    "setting_dealer_stays": "Dealer stays: {value}",
     "setting_fast_turns": "Fast turns: {value}",
     "setting_turn_timeout": "Turn time: {value} s",
     "value_on": "on",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -78,11 +79,16 @@ GAMES: dict[str, Any] = {
         seed=2,
     ),
     "shared_victory": lambda: _play([11, 12, 13], HouseRules(), seed=3, deck=_fours_first),
+    "dealer_stays": lambda: _play([11, 12, 13, 14], HouseRules(dealer_stays=True), seed=5),
 }
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
+    """Record the games named (all of them if none): a recording once made stays as it was
+    stored, so a new one is recorded alone."""
     for name, make in GAMES.items():
+        if names and name not in names:
+            continue
         game = make()
         path = HERE / f"{name}.json"
         path.write_text(json.dumps(game, ensure_ascii=False, indent=1) + "\n")
@@ -91,4 +97,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

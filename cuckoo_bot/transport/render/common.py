@@ -94,6 +94,8 @@ class Part:
             house.append(t(lang, "rules_no_block"))
         if rules.double_cut:
             house.append(t(lang, "rules_double_cut"))
+        if rules.dealer_stays:
+            house.append(t(lang, "rules_dealer_stays"))
         if rules.final_tie is FinalTie.SUDDEN_DEATH:
             house.append(t(lang, "rules_sudden_death"))
         if rules.max_players != CLASSIC.max_players:

@@ -21,6 +21,7 @@ class SettingsPart(Part):
             min_players=rules.min_players,
             max_players=rules.max_players,
             lives=rules.lives,
+            deal=t(lang, "rules_deal_stays" if rules.dealer_stays else "rules_deal_passes"),
             swap=t(lang, f"rules_swap_{block}"),
             cut=t(lang, f"rules_cut_{block}"),
             final_tie=t(

@@ -249,6 +249,35 @@ def test_the_deal_passes_left_skipping_eliminated_players() -> None:
     assert next(e for e in events if isinstance(e, RoundEnded)).next_dealer == C
 
 
+def test_the_dealer_who_stays_deals_every_round_and_once_out_hands_the_deal_on() -> None:
+    state = new_game([A, B, C, D], HouseRules(dealer_stays=True), first_dealer=B)
+    dealers = []
+    while state.lives(B) > 0:  # B, the dealer, holds the ace every round until out
+        state, _ = deal(state, {B: "AS"})
+        assert state.round is not None
+        dealers.append(state.round.dealer)
+        state, events = keep_all(state)
+    assert dealers == [B, B, B]
+    # Out: the deal passes to the left, to the next player still in, who then stays.
+    assert next(e for e in events if isinstance(e, RoundEnded)).next_dealer == C
+    for _ in range(2):
+        state, _ = deal(state, {A: "AS"})
+        assert state.round is not None and state.round.dealer == C
+        assert state.round.order == (D, A, C)
+        state, events = keep_all(state)
+        assert next(e for e in events if isinstance(e, RoundEnded)).next_dealer == C
+
+
+def test_the_dealer_who_stays_deals_again_after_a_misdeal_and_leaving_passes_the_deal() -> None:
+    state = new_game([A, B, C, D], HouseRules(dealer_stays=True), first_dealer=A)
+    state, _ = deal(state, {})
+    state, events = apply(state, Resign(C))  # mid-round: gathered and dealt again
+    assert next(e for e in events if isinstance(e, Misdealt)).next_dealer == A
+    state, _ = apply(state, Resign(A))  # the dealer leaves between rounds
+    state, _ = deal(state, {})
+    assert state.round is not None and state.round.dealer == B
+
+
 def test_the_sole_survivor_wins() -> None:
     state = new_game([A, B, C], HouseRules(), first_dealer=C)
     for _ in range(3):

@@ -39,6 +39,7 @@ house_rules = st.builds(
     kings_block=st.booleans(),
     final_tie=st.sampled_from(list(FinalTie)),
     double_cut=st.booleans(),
+    dealer_stays=st.booleans(),
     fast_turns=st.booleans(),
     idle_turn_limit=st.integers(1, 3),
 )
@@ -164,6 +165,8 @@ class CuckooTable(RuleBasedStateMachine):
                 start = seats.index(old)
                 clockwise = [seats[(start + k) % len(seats)] for k in range(1, len(seats) + 1)]
                 expected = next(p for p in clockwise if after.seat(p).active)
+                if after.rules.dealer_stays and after.seat(old).active:
+                    expected = old  # the dealer stays while still in
                 assert event.next_dealer == expected
             if isinstance(event, RoundDealt):
                 assert after.seat(event.dealer).active

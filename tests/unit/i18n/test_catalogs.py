@@ -93,6 +93,7 @@ def sample(language: str) -> dict[str, object]:
         for key in (
             "rules_no_block",
             "rules_double_cut",
+            "rules_dealer_stays",
             "rules_lives",
             "rules_max_players",
             "rules_clock_fast",
@@ -100,6 +101,7 @@ def sample(language: str) -> dict[str, object]:
     )
     values["items"] = items
     values["line"] = text.get("rules_line_house", MESSAGES["rules_line_house"]).format(items=items)
+    values["deal"] = text.get("rules_deal_stays", MESSAGES["rules_deal_stays"])
     values["swap"] = text.get("rules_swap_block", MESSAGES["rules_swap_block"])
     values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])

@@ -117,14 +117,14 @@ def test_a_dealer_who_cut_a_card_and_keeps_it_keeps_the_cut_card(lang: str) -> N
     assert tr.t(lang, "row_dealer_stands", name="", lives="").strip(" ·") in row
 
 
-HOUSE = HouseRules(lives=5, kings_block=False, fast_turns=True)
+HOUSE = HouseRules(lives=5, kings_block=False, fast_turns=True, dealer_stays=True)
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_lobby_the_first_table_and_rules_state_the_rules_in_force(lang: str) -> None:
     line = renderer.rules_line(lang, HOUSE, 45)
     assert "\n" not in line
-    for item in ("rules_no_block", "rules_lives"):
+    for item in ("rules_no_block", "rules_lives", "rules_dealer_stays"):
         assert tr.t(lang, item, lives=5) in line
     assert tr.t(lang, "rules_clock_fast", seconds=45) in line  # what running out costs
     lobby_game = Game(-100, ANA, HOUSE, 45, NOW, id=5, seats=[ANA, BOB])
@@ -144,8 +144,12 @@ def test_the_lobby_the_first_table_and_rules_state_the_rules_in_force(lang: str)
     assert rules.endswith(line)
     assert tr.t(lang, "rules_swap_free") in rules and tr.t(lang, "rules_cut_free") in rules
     assert tr.t(lang, "rules_swap_block") not in rules  # no "unless they hold a King"
+    assert tr.t(lang, "rules_deal_stays") in rules  # the same player deals every round
+    assert tr.t(lang, "rules_deal_passes") not in rules
     classic = plain(renderer.rules(lang, HouseRules(), 90))
     assert tr.t(lang, "rules_swap_block") in classic and tr.t(lang, "rules_cut_block") in classic
+    assert tr.t(lang, "rules_deal_passes") in classic
+    assert tr.t(lang, "rules_dealer_stays") not in renderer.rules_line(lang, HouseRules(), 90)
     assert classic.endswith(renderer.rules_line(lang, HouseRules(), 90))
 
 
