@@ -60,7 +60,7 @@ TOKEN = "424242:Golden-transcripts-token-for-the-fake-api"
 BOT_USERNAME = "cuckoo_golden_bot"
 GROUP = -1001000000042
 GROUP_TITLE = "Soirée cartes & co"
-SEEDS = {3: 20263, 6: 20261, 10: 20262}
+SEEDS = {3: 20263, 4: 20264, 6: 20261, 10: 20262}
 # Seconds without a Bot API call, once the outbox is empty, after which the bot counts as idle
 # (in process and without a private pace, what follows a delivery comes within milliseconds).
 QUIET = 0.05
@@ -90,14 +90,17 @@ PEOPLE = (
 )
 
 GAMES = [
-    pytest.param(players, lang, id=f"{players}-players-{lang}")
+    pytest.param(players, lang, (), id=f"{players}-players-{lang}")
     for players in (3, 6, 10)
     for lang in ("en", "es", "fr")
+] + [
+    # A variant of the rule book, set by the group's admin with /settings' keys before the game.
+    pytest.param(4, "en", ("dealer_stays",), id="4-players-en-dealer_stays"),
 ]
 
 
-def golden_path(players: int, lang: str) -> Path:
-    return GOLDEN / f"{players}-players-{lang}.txt"
+def golden_path(players: int, lang: str, variants: tuple[str, ...] = ()) -> Path:
+    return GOLDEN / ("-".join([f"{players}-players-{lang}", *variants]) + ".txt")
 
 
 def bot_settings(database_url: str, api_base_url: str) -> Settings:
@@ -134,9 +137,16 @@ async def settle(fake: FakeBotApi, deps: Deps) -> None:
             return
 
 
-async def play_game(fake: FakeBotApi, database_url: str, people: list[Person], lang: str) -> None:
-    """Everyone starts the bot privately, the first person opens a game in the group, all join
-    and the first one starts it; then they play it out, the bot idle before every press."""
+async def play_game(
+    fake: FakeBotApi,
+    database_url: str,
+    people: list[Person],
+    lang: str,
+    variants: tuple[str, ...] = (),
+) -> None:
+    """Everyone starts the bot privately, the first person (the group's admin) turns on the
+    ``variants`` with /settings' keys and opens a game in the group, all join and the first one
+    starts it; then they play it out, the bot idle before every press."""
     ids = [p.id for p in people]
     settings = bot_settings(database_url, fake.base_url)
     async with running_bot(settings, random.Random(SEEDS[len(people)])) as runtime:
@@ -150,6 +160,13 @@ async def play_game(fake: FakeBotApi, database_url: str, people: list[Person], l
             await table.say(user, "/start", chat_id=user)
             await fake.wait_for_message(user)
         await settle(fake, runtime.deps)
+        for variant in variants:
+            await table.say(ids[0], "/settings")
+            await settle(fake, runtime.deps)
+            menu = fake.messages(GROUP)[-1]
+            data = next(d for d in menu.callback_datas if d.endswith(f":{variant}=1"))
+            await table.press(ids[0], menu, data)
+            await settle(fake, runtime.deps)
         await table.say(ids[0], "/newgame")
         await fake.wait_for(table.lobby)
         for user, kind in [*((u, "1:j:") for u in ids), (ids[0], "1:g:")]:
@@ -318,9 +335,9 @@ def assert_texts_within_limits(fake: FakeBotApi, chats: list[int]) -> None:
                 assert length <= MessageLimit.MAX_TEXT_LENGTH, (chat, msg.message_id, length)
 
 
-@pytest.mark.parametrize(("players", "lang"), GAMES)
+@pytest.mark.parametrize(("players", "lang", "variants"), GAMES)
 async def test_a_seeded_game_of_people_reads_as_its_golden_transcript(
-    players: int, lang: str, sqlite_template: Path, tmp_path: Path
+    players: int, lang: str, variants: tuple[str, ...], sqlite_template: Path, tmp_path: Path
 ) -> None:
     people = list(PEOPLE[:players])
     database = tmp_path / "cuckoo.db"
@@ -330,7 +347,7 @@ async def test_a_seeded_game_of_people_reads_as_its_golden_transcript(
     # (the bot's own budget is off too, ``bot_settings``); the private chats, edited and sent
     # at the bot's own pace, read the same either way. The flood tests run with the limits on.
     async with FakeBotApi(token=TOKEN, bot_username=BOT_USERNAME, rate_limit=False) as fake:
-        await play_game(fake, f"sqlite+aiosqlite:///{database}", people, lang)
+        await play_game(fake, f"sqlite+aiosqlite:///{database}", people, lang, variants)
         assert_every_call_accepted(fake)
         assert_texts_within_limits(fake, [GROUP, *(p.id for p in people)])
         for person in people:
@@ -342,7 +359,7 @@ async def test_a_seeded_game_of_people_reads_as_its_golden_transcript(
         repeats = {p: repeats_in(fake, p) for p in ids if repeats_in(fake, p)}
         stale = {c: stale_in(fake, c) for c in (GROUP, *ids) if stale_in(fake, c)}
         assert (read.repeats, read.stale) == (0, 0), (repeats, stale)
-        compare_with_golden(golden_path(players, lang), transcript(fake, people))
+        compare_with_golden(golden_path(players, lang, variants), transcript(fake, people))
 
 
 async def test_with_computer_seats_every_private_chat_still_tells_each_round_in_order(
