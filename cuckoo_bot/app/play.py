@@ -38,12 +38,13 @@ from cuckoo_bot.domain.events import (
     SwapBlocked,
     Swapped,
 )
+from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState, Phase
 
 
-def _answer(move: Move, events: tuple[Event, ...], held: str | None) -> Reply:
+def _answer(move: Move, events: tuple[Event, ...], held: str | None, rules: HouseRules) -> Reply:
     """What happened, and the card the player holds now: the answer to their press (a toast;
-    the prompt they pressed says it too)."""
+    the prompt they pressed says it too); a King's block with the call its holder made."""
     card: dict[str, Any] = {"card": held} if held else {}
     for event in events:
         if isinstance(event, Kept):
@@ -52,7 +53,8 @@ def _answer(move: Move, events: tuple[Event, ...], held: str | None) -> Reply:
             return Reply(ReplyCode.DONE_SWAP, {**card, "player": event.neighbour})
         if isinstance(event, SwapBlocked):
             return Reply(
-                ReplyCode.DONE_BLOCKED, {**card, "king": event.king.code, "player": event.neighbour}
+                ReplyCode.DONE_BLOCKED,
+                {**card, "king": event.king.code, "player": event.neighbour, "call": rules.name},
             )
         if isinstance(event, CardCut):
             return Reply(ReplyCode.DONE_CUT, card)
@@ -189,7 +191,7 @@ async def _act(
         params = {"player": game.state.actor} if game.state.actor is not None else {}
         reply = done or Reply(ReplyCode(error.code), params)
         return Outcome(reply=reply, game_id=game.id), game, None
-    answer = _answer(move, events, held=_held(game.state, events, player))
+    answer = _answer(move, events, held=_held(game.state, events, player), rules=game.rules)
     players = await uow.players.get_many(people(game))
     known = players.get(player)
     if known is None or known.can_dm is not False:  # asked privately: answered there too

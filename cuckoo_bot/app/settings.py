@@ -11,7 +11,7 @@ from typing import Any
 
 from cuckoo_bot.app.model import Chat, whole_number
 from cuckoo_bot.domain.errors import InvalidSettings
-from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.rules import FinalTie, GameName, HouseRules
 
 TURN_TIMEOUT_RANGE = (10, 3600)  # seconds a group may give a turn
 
@@ -66,6 +66,10 @@ def _final_tie(raw: str) -> FinalTie | None:
     return next((tie for tie in FinalTie if tie.value == raw), None)
 
 
+def _game_name(raw: str) -> GameName | None:
+    return next((name for name in GameName if name.value == raw), None)
+
+
 def _rule(name: str) -> Callable[[Chat, float], Any]:
     return lambda chat, _default: getattr(chat.rules, name)
 
@@ -83,6 +87,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("dealer_stays", (False, True), _toggle, _rule("dealer_stays")),
     Setting("fast_turns", (False, True), _toggle, _rule("fast_turns")),
     Setting("turn_timeout", (30, 60, 90, 120, 300), _number, _turn_time),
+    Setting("name", tuple(GameName), _game_name, _rule("name")),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 

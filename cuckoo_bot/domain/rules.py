@@ -14,6 +14,16 @@ MAX_PLAYERS_LIMIT = 20
 ALLOWED_LIVES = (3, 5)
 
 
+class GameName(Enum):
+    """What the group calls the game: the same rules under the regional names of the rule
+    book. The bot's messages, the live table's title and the call a King's holder makes when
+    they block follow it."""
+
+    CUCKOO = "cuckoo"
+    CHASE_THE_ACE = "chase_the_ace"
+    RANTER_GO_ROUND = "ranter_go_round"
+
+
 class FinalTie(Enum):
     """What happens when every remaining player is eliminated in the same reveal."""
 
@@ -37,6 +47,7 @@ class HouseRules:
     fast_turns: bool = False
     # A player who lets this many turns in a row time out is removed at the next deal.
     idle_turn_limit: int = 2
+    name: GameName = GameName.CUCKOO  # the game's name (no rule of play changes with it)
 
     def __post_init__(self) -> None:
         if self.lives not in ALLOWED_LIVES:
@@ -48,6 +59,8 @@ class HouseRules:
             )
         if not isinstance(self.final_tie, FinalTie):
             raise InvalidSettings(f"unknown final tie rule: {self.final_tie!r}")
+        if not isinstance(self.name, GameName):
+            raise InvalidSettings(f"unknown name of the game: {self.name!r}")
         if self.idle_turn_limit < 1:
             raise InvalidSettings("idle_turn_limit must be at least 1")
 
@@ -58,6 +71,7 @@ class HouseRules:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["final_tie"] = self.final_tie.value
+        data["name"] = self.name.value
         return data
 
     @classmethod
@@ -65,9 +79,11 @@ class HouseRules:
         """Build from stored settings; unknown keys are ignored so old rows still load."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
-        if "final_tie" in values:
-            try:
+        try:
+            if "final_tie" in values:
                 values["final_tie"] = FinalTie(values["final_tie"])
-            except ValueError as exc:
-                raise InvalidSettings(str(exc)) from exc
+            if "name" in values:
+                values["name"] = GameName(values["name"])
+        except ValueError as exc:
+            raise InvalidSettings(str(exc)) from exc
         return cls(**values)

@@ -42,7 +42,7 @@ MESSAGES: dict[str, str] = {
     "stats_private": "📊 Your record is yours alone: tap below and I will show it to you privately.",
     "btn_stats": "📊 My record",
     "rules": (
-        "<b>Cuckoo: the rules</b>\n\n"
+        "<b>{game_name}: the rules</b>\n\n"
         "• One 52-card deck. Ranks from high to low: K Q J 10 9 8 7 6 5 4 3 2 A. Suits never"
         " matter; the Ace is the lowest card.\n"
         "• {min_players} to {max_players} players, {lives} lives each. The first dealer is drawn"
@@ -91,7 +91,7 @@ MESSAGES: dict[str, str] = {
     "rules_clock": "{seconds} s a turn, then you keep",
     "rules_clock_fast": "{seconds} s a turn, then you keep and lose a life",
     # -- lobby ----------------------------------------------------------------------------------
-    "lobby_title": "🃏 <b>Cuckoo</b>: a new game, opened by {creator}",
+    "lobby_title": "🃏 <b>{game_name}</b>: a new game, opened by {creator}",
     "lobby_players": "Players ({count}/{max}):",
     "lobby_nobody": "Nobody has joined yet.",
     "lobby_hint": (
@@ -121,7 +121,7 @@ MESSAGES: dict[str, str] = {
     "act_dealer_keeps_own": "✋ {name} keeps their own card.",
     "act_timeout": "⏱ {name} ran out of time and kept.",
     "act_swap": "🔄 {name} swapped with {target}.",
-    "act_blocked": "👑 {name} asked {target} to swap: blocked by {target}'s {king}!",
+    "act_blocked": "👑 {name} asked {target} to swap: “{call}” blocked by {target}'s {king}!",
     "act_cut": "✂️ {name} cut a card from the deck.",
     "act_cut_blocked": "👑 {name} cut the {king}: blocked, the dealer keeps the old card.",
     "turn_prompt": "👉 {mention}, your turn: keep your card, or swap with {target}? ({clock})",
@@ -144,7 +144,7 @@ MESSAGES: dict[str, str] = {
     "row_dealer_keeps_own": "{name} {lives} · 👑 cut {king}: set aside · ✋ kept their card",
     "row_timeout": "{name} {lives} · ⏱ time ran out, kept",
     "row_swap": "{name} {lives} · 🔄 swapped with {target}",
-    "row_blocked": "{name} {lives} · 👑 {target} showed {king}: no swap",
+    "row_blocked": "{name} {lives} · 👑 “{call}” {target} showed {king}: no swap",
     "row_cut": "{name} {lives} · ✂️ cut from the deck",
     "row_cut_blocked": "{name} {lives} · 👑 cut {king}: set aside",
     "table_revealed": "👀 <b>Cards on the table!</b>",
@@ -299,7 +299,7 @@ MESSAGES: dict[str, str] = {
     "played_revealed": "👀 Cards on the table: the group shows them.",
     "reply_done_keep": "You kept {card}.",
     "reply_done_swap": "You swapped with {player}: you now hold {card}.",
-    "reply_done_blocked": "{player} shows the {king}: no swap. You keep {card}.",
+    "reply_done_blocked": "“{call}” {player} shows the {king}: no swap. You keep {card}.",
     "reply_done_cut": "You cut: you now hold {card}.",
     "reply_done_cut_blocked": "You cut the {king}: it is set aside, and you keep {card}.",
     "reply_your_card": "Your card: {card}\nRound {round} · lives: {lives}",
@@ -351,7 +351,9 @@ MESSAGES: dict[str, str] = {
         "• <b>Dealer stays</b>: the same player deals every round (once out, the next one"
         " still in).\n"
         "• <b>Fast turns</b>: running out of time also costs a life at the reveal.\n"
-        "• <b>Turn time</b>: the seconds each player has to decide."
+        "• <b>Turn time</b>: the seconds each player has to decide.\n"
+        "• <b>Name</b>: Cuckoo, Chase the Ace or Ranter-Go-Round, the game's regional names (the"
+        " same rules): the messages and the call when a King blocks follow it."
     ),
     "setting_lives": "Lives: {value}",
     "setting_max_players": "Max players: {value}",
@@ -361,10 +363,19 @@ MESSAGES: dict[str, str] = {
     "setting_dealer_stays": "Dealer stays: {value}",
     "setting_fast_turns": "Fast turns: {value}",
     "setting_turn_timeout": "Turn time: {value} s",
+    "setting_name": "Name: {value}",
     "value_on": "on",
     "value_off": "off",
     "value_shared": "shared victory",
     "value_sudden_death": "sudden death",
+    # The game's names (a group's setting): in titles, and on the setting's key.
+    "value_cuckoo": "Cuckoo",
+    "value_chase_the_ace": "Chase the Ace",
+    "value_ranter_go_round": "Ranter-Go-Round",
+    # What a King's holder calls out when they block a swap, by the game's name.
+    "call_cuckoo": "Cuckoo!",
+    "call_chase_the_ace": "Ace!",
+    "call_ranter_go_round": "Cuckoo!",
     "language_prompt": "Choose the language:",
     # -- the command menu (setMyCommands; plain text, at most 256 characters) ------------------
     "cmd_newgame": "Open a new game lobby",
@@ -386,7 +397,11 @@ MESSAGES: dict[str, str] = {
     # The label of the key that opens the page from the chat.
     "btn_open_table": "🃏 Open the table",
     # The page gets every web_ text without its prefix and fills the {name} fields itself.
-    "web_title": "🃏 Cuckoo",
+    "web_title": "🃏 {name}",
+    # The game's name on the live table's title (the group's setting).
+    "web_name_cuckoo": "Cuckoo",
+    "web_name_chase_the_ace": "Chase the Ace",
+    "web_name_ranter_go_round": "Ranter-Go-Round",
     "web_loading": "Laying out the table…",
     "web_round": "Round {round}",
     "web_your_turn": "Your turn!",

@@ -94,13 +94,16 @@ GAMES = [
     for players in (3, 6, 10)
     for lang in ("en", "es", "fr")
 ] + [
-    # A variant of the rule book, set by the group's admin with /settings' keys before the game.
-    pytest.param(4, "en", ("dealer_stays",), id="4-players-en-dealer_stays"),
+    # Variants of the rule book, set by the group's admin with /settings' keys before the game
+    # (each the data a key sets: a setting and its value).
+    pytest.param(4, "en", ("dealer_stays=1",), id="4-players-en-dealer_stays"),
+    pytest.param(4, "es", ("name=chase_the_ace",), id="4-players-es-name_chase_the_ace"),
 ]
 
 
 def golden_path(players: int, lang: str, variants: tuple[str, ...] = ()) -> Path:
-    return GOLDEN / ("-".join([f"{players}-players-{lang}", *variants]) + ".txt")
+    named = [v.removesuffix("=1").replace("=", "_") for v in variants]
+    return GOLDEN / ("-".join([f"{players}-players-{lang}", *named]) + ".txt")
 
 
 def bot_settings(database_url: str, api_base_url: str) -> Settings:
@@ -164,7 +167,7 @@ async def play_game(
             await table.say(ids[0], "/settings")
             await settle(fake, runtime.deps)
             menu = fake.messages(GROUP)[-1]
-            data = next(d for d in menu.callback_datas if d.endswith(f":{variant}=1"))
+            data = next(d for d in menu.callback_datas if d.endswith(f":{variant}"))
             await table.press(ids[0], menu, data)
             await settle(fake, runtime.deps)
         await table.say(ids[0], "/newgame")

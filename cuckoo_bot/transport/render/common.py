@@ -83,6 +83,14 @@ class Part:
             return players
         return Cast(players, order, self.tr.t(lang, "player_n", n="{n}"))
 
+    def game_name(self, lang: str, rules: HouseRules) -> str:
+        """What the group calls the game (its setting), in ``lang``."""
+        return self.tr.t(lang, f"value_{rules.name.value}")
+
+    def call(self, lang: str, rules: HouseRules) -> str:
+        """What a King's holder calls out when they block a swap, by the game's name."""
+        return self.tr.t(lang, f"call_{rules.name.value}")
+
     def rules_line(self, lang: str, rules: HouseRules, timeout: float) -> str:
         """The rules in force in one line: what differs from the classic game, then the clock
         and what running out of it costs. The lobby, the first table and /rules show it."""

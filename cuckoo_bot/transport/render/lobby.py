@@ -29,7 +29,8 @@ class LobbyPart(Part):
         seats = view.seats
         players = self.cast(known, [*seats, game.creator_id, *view.offered], lang)
         creator = name_of(players, game.creator_id)
-        lines = [t(lang, "lobby_title", creator=creator), ""]
+        title = t(lang, "lobby_title", game_name=self.game_name(lang, game.rules), creator=creator)
+        lines = [title, ""]
         lines.append(t(lang, "lobby_players", count=len(seats), max=game.rules.max_players))
         lines += [f"{i}. {name_of(players, s)}" for i, s in enumerate(seats, 1)] or [
             t(lang, "lobby_nobody")

@@ -213,6 +213,7 @@ class PrivatePart(ReplyPart):
             params["player"] = note.other
         if note.king is not None:
             params["king"] = note.king.code
+            params["call"] = game.rules.name
         players = self.cast(known, game.seats, lang)
         done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
         mark = ANSWER_MARKS.get(note.answer, "✅ ")

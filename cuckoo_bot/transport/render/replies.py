@@ -11,6 +11,7 @@ from telegram.constants import CallbackQueryLimit
 from cuckoo_bot.app.model import LANGUAGE_NAMES, Player
 from cuckoo_bot.app.notices import AnswerNote
 from cuckoo_bot.app.results import Reply
+from cuckoo_bot.domain.rules import GameName
 from cuckoo_bot.transport.render.common import (
     Known,
     Part,
@@ -43,6 +44,8 @@ class ReplyPart(Part):
         for key in ("card", "king"):
             if key in params:
                 params[key] = card_label(params[key], lang)
+        if isinstance(params.get("call"), GameName):  # what a King's holder calls out
+            params["call"] = self.tr.t(lang, f"call_{params['call'].value}")
         if "lives" in params and isinstance(params["lives"], int):
             params["lives"] = hearts(params["lives"])
         if "player" in params and isinstance(params["player"], int):
@@ -51,7 +54,9 @@ class ReplyPart(Part):
         if "name" in params and isinstance(params["name"], str):  # a seat's name, as typed
             params["name"] = user_text(params["name"], self.tr.t(lang, "player_n", n="").strip())
         for key, value in params.items():
-            if key not in ("card", "king", "lives", "player", "name") and isinstance(value, str):
+            if key not in ("card", "king", "lives", "player", "name", "call") and isinstance(
+                value, str
+            ):
                 params[key] = html.escape(value)
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")

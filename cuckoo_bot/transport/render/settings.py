@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cuckoo_bot.app.model import LANGUAGE_NAMES, Chat
 from cuckoo_bot.app.settings import SETTINGS, encode
-from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.rules import FinalTie, GameName, HouseRules
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import Part, Rendered, keys
 
@@ -18,6 +18,7 @@ class SettingsPart(Part):
         return t(
             lang,
             "rules",
+            game_name=self.game_name(lang, rules),
             min_players=rules.min_players,
             max_players=rules.max_players,
             lives=rules.lives,
@@ -50,7 +51,7 @@ class SettingsPart(Part):
     def _value(self, lang: str, value: object) -> str:
         if isinstance(value, bool):
             return self.tr.t(lang, "value_on" if value else "value_off")
-        if isinstance(value, FinalTie):
+        if isinstance(value, FinalTie | GameName):
             return self.tr.t(lang, f"value_{value.value}")
         return str(value)
 

@@ -95,7 +95,8 @@ class StoryPart(GroupPart):
                     event, Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked
                 ):
                     act = _act_of(event)
-                    acts.append(self._act(lang, act, players, dealer, after_cut=cut))
+                    call = self.call(lang, story.game.rules)
+                    acts.append(self._act(lang, act, players, dealer, call, after_cut=cut))
                     cut = _cut_so_far(cut, event)
                 elif isinstance(event, Revealed):
                     close_acts()
@@ -128,7 +129,13 @@ class StoryPart(GroupPart):
         return pages(["\n".join(block) for block in blocks])
 
     def _act(
-        self, lang: str, act: Act, players: Players, dealer: int, after_cut: bool | None = False
+        self,
+        lang: str,
+        act: Act,
+        players: Players,
+        dealer: int,
+        call: str,
+        after_cut: bool | None = False,
     ) -> str:
         """One act in the table's words, a sentence. A dealer's keep after a cut keeps the cut
         card (``after_cut`` True), or their own after cutting only Kings (None)."""
@@ -147,7 +154,7 @@ class StoryPart(GroupPart):
             return t(lang, "act_swap", name=name, target=target)
         king = card_label(act.shown.code, lang) if act.shown is not None else ""
         if kind is ActKind.BLOCKED:
-            return t(lang, "act_blocked", name=name, target=target, king=king)
+            return t(lang, "act_blocked", name=name, target=target, king=king, call=call)
         if kind is ActKind.CUT:
             return t(lang, "act_cut", name=name)
         return t(lang, "act_cut_blocked", name=name, king=king)

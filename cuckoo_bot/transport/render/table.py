@@ -34,13 +34,15 @@ class TablePart(Part):
         head = [self._title(view, players, lang)]
         if view.round == 1:  # the game's start: the rules it is played by
             head.append(self.rules_line(lang, game.rules, game.turn_timeout))
-        body = ["", *self._rows(view, players, lang), *self._status(view, game, players, lang)]
+        call = self.call(lang, game.rules)
+        rows = self._rows(view, players, lang, call)
+        body = ["", *rows, *self._status(view, game, players, lang)]
         later = []
         for other in folded:
             assert isinstance(other.payload, TableView)
             block = [
                 self._title(other.payload, players, lang),
-                *self._rows(other.payload, players, lang),
+                *self._rows(other.payload, players, lang, call),
                 *self._status(other.payload, game, players, lang),
             ]
             later.append("<blockquote expandable>" + "\n".join(block) + "</blockquote>")
@@ -58,7 +60,7 @@ class TablePart(Part):
         dealer = name_of(players, view.dealer)
         return self.tr.t(lang, "table_title", round=view.round, dealer=dealer)
 
-    def _rows(self, view: TableView, players: Players, lang: str) -> list[str]:
+    def _rows(self, view: TableView, players: Players, lang: str, call: str) -> list[str]:
         """One row per seat in turn order: name, lives, what it did; at the reveal its card."""
         reveal = view.reveal
         shown = reveal.revealed if reveal is not None else None
@@ -68,7 +70,7 @@ class TablePart(Part):
             lives = view.lives[index]
             if reveal is not None and shown is not None and player in shown.order:
                 lives = reveal.lives[shown.order.index(player)]
-            row = self._row(view, player, lives, players, lang)
+            row = self._row(view, player, lives, players, lang, call)
             if shown is not None and player in shown.order:
                 card = card_label(shown.cards[shown.order.index(player)].code, lang)
                 mark = " 💔" if player in lost and lives > 0 else ""  # out: 💀 for lives
@@ -77,14 +79,20 @@ class TablePart(Part):
         return rows
 
     def _row(
-        self, view: TableView, player: PlayerId, lives: int, players: Players, lang: str
+        self,
+        view: TableView,
+        player: PlayerId,
+        lives: int,
+        players: Players,
+        lang: str,
+        call: str,
     ) -> str:
         t = self.tr.t
         name = name_of(players, player)
         heart = hearts(lives)  # 💀 once out
         acts = [a for a in view.acts if a.player == player]
         if acts:
-            return self._row_act(lang, acts, name, heart, players, view.dealer)
+            return self._row_act(lang, acts, name, heart, players, view.dealer, call)
         key = "row_turn" if player == view.actor else "row_waiting"
         return t(lang, key, name=name, lives=heart).rstrip()
 
@@ -96,6 +104,7 @@ class TablePart(Part):
         lives: str,
         players: Players,
         dealer: PlayerId,
+        call: str,
     ) -> str:
         """A seat's row with its last act. A dealer who keeps after cutting keeps the cut card;
         after a cut a King blocked (and no other cut), their own, the King still shown."""
@@ -115,7 +124,7 @@ class TablePart(Part):
                 key = "row_dealer_keep"
         else:
             key = f"row_{kind.value}"
-        return t(lang, key, name=name, lives=lives, target=target, king=king)
+        return t(lang, key, name=name, lives=lives, target=target, king=king, call=call)
 
     def _status(self, view: TableView, game: Game, players: Players, lang: str) -> list[str]:
         """The round's last line: whose turn and until when, the reveal, or why it ended."""

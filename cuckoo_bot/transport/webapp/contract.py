@@ -20,6 +20,7 @@ Status = Literal["lobby", "running", "finished", "cancelled"]
 Acted = Literal["keep", "swap", "blocked", "cut", "cut_blocked", "timeout"]
 Option = Literal["keep", "swap", "cut"]
 SuitCode = Literal["C", "D", "H", "S"]
+GameNameCode = Literal["cuckoo", "chase_the_ace", "ranter_go_round"]
 
 
 class FaceJson(TypedDict):
@@ -68,6 +69,7 @@ class TableJson(TypedDict):
     seats: list[SeatJson]
     faces: dict[str, FaceJson]  # the face of each card in the seats, by its code: no other
     lang: str  # the game's language (the page's ``<html lang>``)
+    name: GameNameCode  # what the group calls the game: the page's title
 
 
 class TableView(TableJson):

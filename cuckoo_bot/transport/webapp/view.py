@@ -108,6 +108,7 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
             (code for seat in table.seats for code in (seat.card, seat.shown)), seen.language
         ),
         "lang": seen.language,
+        "name": seen.game.rules.name.value,
     }
 
 

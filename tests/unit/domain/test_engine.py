@@ -38,7 +38,7 @@ from cuckoo_bot.domain.events import (
     TimedOut,
     TurnStarted,
 )
-from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.rules import FinalTie, GameName, HouseRules
 from cuckoo_bot.domain.state import Phase
 
 from .tables import card, deal, dealt_table, keep_all, stacked_deck
@@ -366,6 +366,12 @@ def test_invalid_house_rules_are_refused(settings: dict[str, int]) -> None:
 def test_house_rules_round_trip_through_a_dict() -> None:
     rules = HouseRules(lives=5, max_players=20, kings_block=False, final_tie=FinalTie.SUDDEN_DEATH)
     assert HouseRules.from_dict(rules.to_dict()) == rules
+    named = HouseRules(dealer_stays=True, name=GameName.RANTER_GO_ROUND)
+    assert HouseRules.from_dict(named.to_dict()) == named
+    # Rules stored before a field existed load with its default; an unknown name is refused.
+    assert HouseRules.from_dict({"lives": 5}) == HouseRules(lives=5)
+    with pytest.raises(InvalidSettings):
+        HouseRules.from_dict({"name": "snap"})
 
 
 def test_a_deal_needs_the_52_distinct_cards() -> None:

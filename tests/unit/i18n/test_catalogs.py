@@ -45,6 +45,7 @@ SAMPLE: dict[str, object] = {
     "link": "https://t.me/cuckoo_bot?start=hello",
     "card": "10♥",
     "king": "K♠",
+    "game_name": "Chase the Ace",
     "cards": f"{NAME} K♠, {NAME} 2♥",
     "round": 3,
     "lives": "❤️❤️🖤",
@@ -102,6 +103,7 @@ def sample(language: str) -> dict[str, object]:
     values["items"] = items
     values["line"] = text.get("rules_line_house", MESSAGES["rules_line_house"]).format(items=items)
     values["deal"] = text.get("rules_deal_stays", MESSAGES["rules_deal_stays"])
+    values["call"] = text.get("call_chase_the_ace", MESSAGES["call_chase_the_ace"])
     values["swap"] = text.get("rules_swap_block", MESSAGES["rules_swap_block"])
     values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])

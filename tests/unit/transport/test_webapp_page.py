@@ -15,6 +15,7 @@ import random
 import re
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import timedelta
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +31,7 @@ from cuckoo_bot.domain.actions import Deal, Timeout
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import legal_actions
+from cuckoo_bot.domain.rules import GameName
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.transport.webapp.contract import PageView
 from cuckoo_bot.transport.webapp.faces import faces, standard
@@ -522,6 +524,16 @@ def test_the_page_reads_in_the_games_language(open_page: Opener) -> None:
     odd["lang"] = 'es"><script>'
     page, _ = open_page(odd)
     expect(page.locator("html")).to_have_attribute("lang", "en")
+
+
+def test_the_title_is_the_games_name_as_the_group_calls_it(open_page: Opener) -> None:
+    scene = scenes.running()
+    page, _ = open_page(scene.view())
+    expect(page.locator("#title")).to_have_text("🃏 Cuckoo")
+    scene.rules = replace(scene.rules, name=GameName.CHASE_THE_ACE)
+    page, _ = open_page(scene.view())
+    expect(page.locator("#title")).to_have_text("🃏 Chase the Ace")
+    expect(page).to_have_title("🃏 Chase the Ace")
 
 
 def test_keys_on_your_turn_and_keep_posts_the_move(open_page: Opener) -> None:

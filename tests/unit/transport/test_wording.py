@@ -11,11 +11,12 @@ from cuckoo_bot.app.model import Game, GameStatus, LogEntry, Player
 from cuckoo_bot.app.notices import LobbyView, Notice, NoticeKind, NudgeNote, TableView
 from cuckoo_bot.app.notices.policy import last_result
 from cuckoo_bot.app.queries import Story
-from cuckoo_bot.domain.actions import Action, Cut, Deal, Keep
+from cuckoo_bot.app.results import Reply, ReplyCode
+from cuckoo_bot.domain.actions import Action, Cut, Deal, Keep, Swap
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, new_game
-from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.rules import GameName, HouseRules
 from cuckoo_bot.domain.state import GameState
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render import Renderer
@@ -151,6 +152,28 @@ def test_the_lobby_the_first_table_and_rules_state_the_rules_in_force(lang: str)
     assert tr.t(lang, "rules_deal_passes") in classic
     assert tr.t(lang, "rules_dealer_stays") not in renderer.rules_line(lang, HouseRules(), 90)
     assert classic.endswith(renderer.rules_line(lang, HouseRules(), 90))
+
+
+@pytest.mark.parametrize("name", list(GameName))
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_games_name_titles_the_lobby_and_the_rules_and_a_king_calls_it_out(
+    lang: str, name: GameName
+) -> None:
+    rules = HouseRules(name=name)
+    called, call = tr.t(lang, f"value_{name.value}"), tr.t(lang, f"call_{name.value}")
+    lobby_game = Game(-100, ANA, rules, 45, NOW, id=5, seats=[ANA, BOB])
+    lobby = Notice(NoticeKind.LOBBY, -100, LobbyView(GameStatus.LOBBY, (ANA, BOB)), 5, id=1)
+    assert plain(renderer.lobby(lobby, lobby_game, PEOPLE, lang).text).startswith(f"🃏 {called}")
+    assert plain(renderer.rules(lang, rules, 45)).startswith(called)
+    # Ana asks Bob, who holds a King: he blocks, and calls out.
+    state, log = played([Deal(dealt(["9H", "KS", "6S"], [])), Swap(ANA, 1)], rules)
+    rows = table_rows(state, rules, lang).splitlines()[1:]
+    assert call in next(line for line in rows if "Ana" in line)
+    assert call in story(state, log, rules, lang)
+    done = Reply(ReplyCode.DONE_BLOCKED, {"king": "KS", "player": BOB, "card": "9H", "call": name})
+    assert call in renderer.reply(lang, done, PEOPLE)
+    others = {tr.t(lang, f"call_{other.value}") for other in GameName} - {call}
+    assert not any(other in plain(renderer.reply(lang, done, PEOPLE)) for other in others)
 
 
 @pytest.mark.parametrize("lang", LANGS)

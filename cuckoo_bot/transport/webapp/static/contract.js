@@ -47,6 +47,7 @@
  * @property {SeatJson[]} seats
  * @property {Object<string, FaceJson>} faces
  * @property {string} lang
+ * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
  */
 
 /**
@@ -68,6 +69,7 @@
  * @property {SeatJson[]} seats
  * @property {Object<string, FaceJson>} faces
  * @property {string} lang
+ * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
  * @property {string} now
  */
 
@@ -90,6 +92,7 @@
  * @property {SeatJson[]} seats
  * @property {Object<string, FaceJson>} faces
  * @property {string} lang
+ * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
  * @property {string} now
  * @property {Object<string, string>} [strings]
  */

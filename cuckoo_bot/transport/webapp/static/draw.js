@@ -6,7 +6,7 @@
 /** @typedef {import("./contract.js").SeatJson} SeatJson */
 
 import { backSvg, cardSvg, heartSvg } from "./cards.js";
-import { banner, isWarning, layoutFor, prompt, remainingMs, ringPositions, seatModel, seatOf, secondsLeft } from "./model.js";
+import { banner, isWarning, layoutFor, prompt, remainingMs, ringPositions, seatModel, seatOf, secondsLeft, titleOf } from "./model.js";
 import { $, S, el } from "./page.js";
 import { again, move, setConn } from "./stream.js";
 
@@ -284,8 +284,9 @@ export function renderKeys() {
 
 export function render() {
   const view = S.view;
-  document.title = S.t("title");
-  $("title").textContent = S.t("title");
+  const title = titleOf(S.t, view);
+  document.title = title;
+  $("title").textContent = title;
   $("round").textContent = view && view.round && view.status !== "lobby" ? S.t("round", { round: view.round }) : "";
   if (view && !S.fatal) {
     renderBanner(view);

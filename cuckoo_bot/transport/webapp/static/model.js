@@ -11,7 +11,10 @@ import { faceOf } from "./cards.js";
 // What the page says before any View has brought the game's own texts (the catalogs' English,
 // kept equal to cuckoo_bot/i18n/messages.py's web_ entries by the page's tests).
 export const FALLBACK = {
-  title: "🃏 Cuckoo",
+  title: "🃏 {name}",
+  name_cuckoo: "Cuckoo",
+  name_chase_the_ace: "Chase the Ace",
+  name_ranter_go_round: "Ranter-Go-Round",
   loading: "Laying out the table…",
   live: "Live",
   reconnecting: "Reconnecting…",
@@ -208,6 +211,15 @@ export function fmt(template, values) {
       ? String(values[field])
       : whole;
   });
+}
+
+/**
+ * The page's title: the game's name as the group calls it (Cuckoo until a View says).
+ * @param {(key: string, values?: Object) => string} t
+ * @param {PageView | null} view
+ */
+export function titleOf(t, view) {
+  return t("title", { name: t("name_" + (view ? view.name : "cuckoo")) });
 }
 
 /** A translator over the View's strings, falling back to the page's own English. */
