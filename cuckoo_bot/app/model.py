@@ -54,9 +54,12 @@ def is_computer(player: PlayerId) -> bool:
     return player < 0
 
 
-def group_language(chat: Chat | None) -> str:
-    """A group speaks one language: its own, or English until a lobby or /language sets it."""
-    return (chat.language if chat is not None else None) or DEFAULT_LANGUAGE
+def group_language(chat: Chat | None, asker_language: str | None = None) -> str:
+    """A group speaks one language: its own, set by the first lobby (its founder's) or
+    /language. Until then it answers a command or a key in the language of whoever sent it
+    (when the bot speaks it: the one their lobby would set), else in English."""
+    own = chat.language if chat is not None else None
+    return own or supported_language(asker_language) or DEFAULT_LANGUAGE
 
 
 def private_language(player: Player | None, telegram_language: str | None) -> str:

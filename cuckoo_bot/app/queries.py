@@ -64,10 +64,11 @@ async def personal_stats(deps: Deps, player_id: int) -> dict[str, Standing | Non
     return {"season": mine.get(season), "all": mine.get(ALL_TIME)}
 
 
-async def chat_language(deps: Deps, chat_id: int) -> str:
-    """A group speaks one language: its own, or English until a lobby or /language sets it."""
+async def chat_language(deps: Deps, chat_id: int, asker_language: str | None = None) -> str:
+    """A group speaks one language: its own, or until a lobby or /language sets it, the asker's
+    (``model.group_language``)."""
     async with deps.uow(read_only=True) as uow:
-        return group_language(await uow.chats.get(chat_id))
+        return group_language(await uow.chats.get(chat_id), asker_language)
 
 
 async def player_language(deps: Deps, player_id: int, telegram_language: str | None) -> str:

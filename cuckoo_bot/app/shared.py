@@ -63,7 +63,7 @@ async def answered(
     known = players or {}
     if asker.chat_id < 0:
         chat = game.chat if game is not None and game.chat_id == asker.chat_id else None
-        lang = group_language(chat or await uow.chats.get(asker.chat_id))
+        lang = group_language(chat or await uow.chats.get(asker.chat_id), asker.telegram_language)
     else:
         found = known.get(player) or await uow.players.get(player)
         lang = private_language(found, asker.telegram_language)

@@ -37,10 +37,12 @@ def thread_of(update: Update) -> int | None:
 
 
 async def language_of(s: Services, update: Update) -> str:
-    """Groups speak the group's language; private chats the user's."""
+    """Groups speak the group's language (the asker's until it has one); private chats the
+    user's."""
     chat, user = update.effective_chat, update.effective_user
     if chat is not None and chat.type in GROUP_TYPES:
-        return await queries.chat_language(s.deps, chat.id)
+        asker = user.language_code if user is not None else None
+        return await queries.chat_language(s.deps, chat.id, asker)
     if user is not None:
         return await queries.player_language(s.deps, user.id, user.language_code)
     return DEFAULT_LANGUAGE

@@ -100,6 +100,23 @@ async def test_settings_and_language_keys_answer_admins_and_refuse_others(
     assert "English" in (reply.text or "")
 
 
+async def test_a_group_with_no_language_yet_answers_in_the_askers(table: TableDriver) -> None:
+    """Before a lobby or /language gives the group its language, a French admin's /settings
+    and a Spanish member's /rules are answered in theirs (what their lobby would set); once a
+    lobby did, the group speaks that one to everybody."""
+    fake = table.fake
+    fake.add_user(4, "Zoé", language_code="fr", started=True)
+    fake.add_user(5, "Inés", language_code="es", started=True)
+    fake.add_group(-100781, "Club 2", type="supergroup", members=[4, 5], admins=[4])
+    panel = await said(table, 4, "/settings", -100781)
+    assert "Vies" in (panel.text or "")
+    rules = await said(table, 5, "/rules", -100781)
+    assert "las reglas" in (rules.text or "")
+    await said(table, 4, "/newgame", -100781)  # the group speaks French from now on
+    rules = await said(table, 5, "/rules", -100781)
+    assert "les règles" in (rules.text or "")
+
+
 async def test_every_lobby_and_game_key_does_its_job(table: TableDriver) -> None:
     fake = table.fake
     lobby = await said(table, ANN, "/newgame")
