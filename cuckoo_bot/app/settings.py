@@ -62,12 +62,9 @@ def _toggle(raw: str) -> bool | None:
     return {"1": True, "0": False}.get(raw)
 
 
-def _final_tie(raw: str) -> FinalTie | None:
-    return next((tie for tie in FinalTie if tie.value == raw), None)
-
-
-def _game_name(raw: str) -> GameName | None:
-    return next((name for name in GameName if name.value == raw), None)
+def _member(kind: type[Enum]) -> Callable[[str], Any | None]:
+    """A key's text as the member of ``kind`` it names (None: none does)."""
+    return lambda raw: next((member for member in kind if member.value == raw), None)
 
 
 def _rule(name: str) -> Callable[[Chat, float], Any]:
@@ -82,12 +79,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("lives", (3, 5), _number, _rule("lives")),
     Setting("max_players", (10, 20), _number, _rule("max_players")),
     Setting("kings_block", (False, True), _toggle, _rule("kings_block")),
-    Setting("final_tie", (FinalTie.SHARED, FinalTie.SUDDEN_DEATH), _final_tie, _rule("final_tie")),
+    Setting("final_tie", tuple(FinalTie), _member(FinalTie), _rule("final_tie")),
     Setting("double_cut", (False, True), _toggle, _rule("double_cut")),
     Setting("dealer_stays", (False, True), _toggle, _rule("dealer_stays")),
     Setting("fast_turns", (False, True), _toggle, _rule("fast_turns")),
     Setting("turn_timeout", (30, 60, 90, 120, 300), _number, _turn_time),
-    Setting("name", tuple(GameName), _game_name, _rule("name")),
+    Setting("name", tuple(GameName), _member(GameName), _rule("name")),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 
