@@ -15,7 +15,15 @@ from datetime import datetime, timedelta
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
-from cuckoo_bot.app.notices import AnswerNote, Notice, NoticeKind
+from cuckoo_bot.app.notices import (
+    OUTLIVED,
+    AnswerNote,
+    CloseNote,
+    CloseReason,
+    GameOverView,
+    Notice,
+    NoticeKind,
+)
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.notices.row import Delivered, Elsewhere, SentMessage
 from cuckoo_bot.app.ports import UnitOfWork
@@ -112,6 +120,7 @@ async def claim(
         claimed_at = deps.clock.now()
         claimed = await uow.outbox.claim(chat_id, limit=500)
         notices = [n for n in claimed if n.id not in skip and (keep is None or keep(n))]
+        notices = await _drop_outlived(uow, notices)
         if not notices:
             await uow.commit()
             return Batch([])
@@ -134,6 +143,34 @@ async def claim(
         read_at=read_at,
         claimed_at=claimed_at,
     )
+
+
+def _end(notice: Notice) -> bool:
+    """A game's end told in a chat (not a key too old to press coming off)."""
+    note = notice.payload
+    if isinstance(note, GameOverView):
+        return not note.expired
+    return isinstance(note, CloseNote) and note.reason is not CloseReason.EXPIRED
+
+
+async def _drop_outlived(uow: UnitOfWork, notices: list[Notice]) -> list[Notice]:
+    """A game's end read back after a later game of its chat showed a message is not shown
+    again: a chat's notices are shown in order, so a process showed it and died before its
+    mark (shown now, it would stand under the new game's lobby and take the first copy's
+    Play again key). Marked passed over in the claim's transaction; one statement per end
+    read back, nothing per press."""
+    outlived = [
+        n
+        for n in notices
+        if _end(n)
+        and n.game_id is not None
+        and await uow.messages.later_game_shown(n.chat_id, n.game_id)
+    ]
+    if not outlived:
+        return notices
+    await uow.outbox.mark([Delivered(n.id, error=OUTLIVED, tries=0) for n in outlived])
+    gone = {n.id for n in outlived}
+    return [n for n in notices if n.id not in gone]
 
 
 async def renew(deps: Deps, ids: Collection[int]) -> set[int]:

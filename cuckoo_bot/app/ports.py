@@ -226,6 +226,10 @@ class MessageRepository(Protocol):
         """The messages notices put in the chat from ``low`` to ``high``, both included."""
         ...
 
+    async def later_game_shown(self, chat_id: int, game_id: int) -> bool:
+        """A game opened after game ``game_id`` has put a message in the chat."""
+        ...
+
     async def prune(self, before: datetime) -> int:
         """Delete the rows of messages without keys last changed before ``before`` whose
         game is over (or that have none); how many."""

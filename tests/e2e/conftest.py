@@ -33,6 +33,7 @@ from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.uow import sql_uow_factory
 from cuckoo_bot.transport.render import card_label
 from fakebotapi import FakeBotApi
+from fakebotapi.models import CallRecord
 from tests.support.driver import MOVE_KINDS, TableDriver
 
 TOKEN = "424242:E2E-test-token-for-the-fake-bot-api"
@@ -240,6 +241,28 @@ def timeline(fake: FakeBotApi, last: int = 80) -> str:
         answer = "ok" if call.ok else f"{call.status} {call.description or ''}"
         lines.append(f"{call.time - now:8.2f}s {call.method} {where} {what} {answer}")
     return "\n".join(lines)
+
+
+def _answer(call: CallRecord) -> str:
+    if not call.ok:
+        return f"{call.status} {call.description}"
+    sent = call.result.get("message_id") if isinstance(call.result, dict) else None
+    return f"ok {sent or ''}"
+
+
+def keys_report(fake: FakeBotApi, bot: BotProcess, live: list[tuple[int, int, str | None]]) -> str:
+    """Messages left with move keys: each one's calls (its send, its edits) and its chat's
+    transcript, then the end of the bot's log, so a failure says how the keys were left."""
+    parts = []
+    for chat, message_id, _ in live:
+        calls = [
+            f"{c.time:.2f} {c.method} {c.params.get('message_id', '')} {_answer(c)}"
+            for c in fake.calls()
+            if str(c.params.get("chat_id")) == str(chat)
+        ]
+        parts.append(f"--- chat {chat}, message {message_id} keeps keys\n" + "\n".join(calls))
+        parts.append(fake.transcript(chat))
+    return "\n".join(parts) + f"\n--- bot log\n{bot.log()[-12000:]}"
 
 
 async def settle(fake: FakeBotApi) -> None:

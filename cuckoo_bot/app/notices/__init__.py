@@ -29,6 +29,7 @@ from cuckoo_bot.app.notices.payloads import (
 from cuckoo_bot.app.notices.policy import Bulletin, last_result
 from cuckoo_bot.app.notices.row import (
     FOLDED,
+    OUTLIVED,
     PASSED_OVER,
     SUPERSEDED,
     TURN_OVER,
@@ -40,6 +41,7 @@ from cuckoo_bot.app.notices.row import (
 
 __all__ = [
     "FOLDED",
+    "OUTLIVED",
     "PASSED_OVER",
     "PAYLOADS",
     "SUPERSEDED",

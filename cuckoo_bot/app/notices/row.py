@@ -47,6 +47,9 @@ SUPERSEDED = "superseded"
 TURN_OVER = "turn over"
 PASSED_OVER = (SUPERSEDED, TURN_OVER)
 FOLDED = "folded"  # shown inside the message of an earlier round's table
+# A game's end read back after a later game of the chat showed a message: it was shown before
+# (a chat's notices are shown in order) by a process that died before its mark.
+OUTLIVED = "a later game is shown"
 
 
 @dataclass(frozen=True)

@@ -275,6 +275,18 @@ class SqlMessages:
         )
         return frozenset(int(m) for m in found if m is not None)
 
+    async def later_game_shown(self, chat_id: int, game_id: int) -> bool:
+        found = await self._s.session.scalar(
+            select(MessageRow.id)
+            .where(
+                MessageRow.chat_id == chat_id,
+                MessageRow.game_id > game_id,
+                MessageRow.message_id.is_not(None),
+            )
+            .limit(1)
+        )
+        return found is not None
+
     async def prune(self, before: datetime) -> int:
         open_games = select(GameRow.id).where(OPEN_GAME)
         return await self._s.rowcount(
