@@ -10,20 +10,23 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from cuckoo_bot.domain.cards import ACE, FULL_DECK, KING, Card
+from cuckoo_bot.domain.cards import ACE, FULL_DECK, KING, QUEEN, Card
 from cuckoo_bot.domain.rules import HouseRules
 
 
 @dataclass(frozen=True)
 class Deck:
-    """A deck: its cards (each once), the lowest and highest rank, and the rank that blocks
-    a swap (a King: its holder refuses, and a dealer who cuts one keeps their card)."""
+    """A deck: its cards (each once), the lowest and highest rank, the rank that blocks a
+    swap (a King: its holder refuses, and a dealer who cuts one keeps their card), and the
+    rank that refuses one more weakly where the house rules say so (Coucou's Queens: the ask
+    passes on to the next player)."""
 
     name: str
     cards: tuple[Card, ...]
     lowest: int
     highest: int
     blocker: int
+    weak_blocker: int
     _set: frozenset[Card] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -39,6 +42,10 @@ class Deck:
         """The card refuses a swap (while the house rules let it)."""
         return card.rank == self.blocker
 
+    def passes_on(self, card: Card) -> bool:
+        """The card refuses a swap weakly, sending the asker on (while the house rules say)."""
+        return card.rank == self.weak_blocker
+
     def is_whole(self, cards: tuple[Card, ...]) -> bool:
         """``cards`` are this deck's, each once: what a deal must be given."""
         return len(cards) == len(self.cards) and frozenset(cards) == self._set
@@ -51,7 +58,7 @@ class Deck:
         return tuple(deck)
 
 
-STANDARD = Deck("standard", FULL_DECK, lowest=ACE, highest=KING, blocker=KING)
+STANDARD = Deck("standard", FULL_DECK, lowest=ACE, highest=KING, blocker=KING, weak_blocker=QUEEN)
 
 
 def deck_for(rules: HouseRules) -> Deck:

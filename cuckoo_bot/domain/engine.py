@@ -52,6 +52,7 @@ from cuckoo_bot.domain.events import (
     SuddenDeathDrawn,
     SuddenDeathStarted,
     SwapBlocked,
+    SwapPassedOn,
     Swapped,
     TimedOut,
     TurnStarted,
@@ -227,10 +228,27 @@ def _turn_action(state: GameState, action: TurnAction) -> Result:
 
 
 def _swap(state: GameState, rnd: Round, player: PlayerId, events: list[Event]) -> Result:
+    """Rule 6: the neighbour on the left gives their card for the asker's, unless a King
+    blocks. Coucou's Queens: a Queen refuses too, more weakly. The asker keeps their card and
+    asks the player after her holder instead, once: that player swaps unless they hold a King
+    or a Queen (either ends the attempt; one more try only, a chain of Queens included). A
+    Queen held by the last player of the round (the dealer) has nobody after her before the
+    asker: she blocks as a King would. The dealer's cut is never touched by a Queen."""
+    rules, deck = state.rules, deck_for(state.rules)
     target_index = rnd.position + 1
     target = rnd.order[target_index]
     mine, theirs = rnd.cards[rnd.position], rnd.cards[target_index]
-    if state.rules.kings_block and deck_for(state.rules).blocks(theirs):
+    blocked = rules.kings_block and deck.blocks(theirs)
+    queen = rules.queens_block and deck.passes_on(theirs)
+    if queen and target_index + 1 < len(rnd.order):
+        after = rnd.order[target_index + 1]
+        events.append(SwapPassedOn(player=player, neighbour=target, queen=theirs, next=after))
+        rnd = _record(rnd, Act(player, ActKind.PASSED, target=target, shown=theirs))
+        target_index, target, theirs = target_index + 1, after, rnd.cards[target_index + 1]
+        blocked = (rules.kings_block and deck.blocks(theirs)) or deck.passes_on(theirs)
+    else:
+        blocked = blocked or queen
+    if blocked:
         events.append(SwapBlocked(player=player, neighbour=target, king=theirs))
         rnd = _record(rnd, Act(player, ActKind.BLOCKED, target=target, shown=theirs))
     else:

@@ -61,7 +61,18 @@ class Swapped:
 class SwapBlocked:
     player: PlayerId
     neighbour: PlayerId
-    king: Card  # shown to the table
+    king: Card  # shown to the table: a King (or, Coucou's Queens, a Queen with nobody after)
+
+
+@dataclass(frozen=True, slots=True)
+class SwapPassedOn:
+    """Coucou's Queens: the neighbour asked showed a Queen; the asker asks ``next`` instead
+    (the event after this one says how: ``Swapped`` or ``SwapBlocked``)."""
+
+    player: PlayerId
+    neighbour: PlayerId
+    queen: Card  # shown to the table
+    next: PlayerId
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +157,7 @@ Event = (
     | TimedOut
     | Swapped
     | SwapBlocked
+    | SwapPassedOn
     | CardCut
     | CutBlocked
     | Revealed

@@ -43,6 +43,10 @@ class HouseRules:
     # The dealer stays (a local rule): the same player deals every round; once out, the deal
     # passes to the next player still in, who then stays the dealer.
     dealer_stays: bool = False
+    # Coucou's Queens (the rule book's French Coucou): a Queen also refuses a swap, more
+    # weakly than a King: the asker keeps their card and asks the player after her holder
+    # instead, once (``engine._swap`` has the whole rule).
+    queens_block: bool = False
     # Fast turns: letting the turn clock run out costs one life at that round's reveal.
     fast_turns: bool = False
     # A player who lets this many turns in a row time out is removed at the next deal.

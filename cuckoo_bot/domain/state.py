@@ -24,6 +24,9 @@ class ActKind(Enum):
     TIMEOUT = "timeout"
     SWAP = "swap"
     BLOCKED = "blocked"
+    # Coucou's Queens: the neighbour asked showed a Queen and the ask passed on (the asker's
+    # next act this turn says how it ended: a swap with the player after, or a block).
+    PASSED = "passed"
     CUT = "cut"
     CUT_BLOCKED = "cut_blocked"
 
@@ -33,7 +36,7 @@ class Act:
     player: PlayerId
     kind: ActKind
     target: PlayerId | None = None  # the neighbour asked to swap
-    shown: Card | None = None  # a king shown to the table
+    shown: Card | None = None  # a King (or a Queen that refused) shown to the table
 
 
 @dataclass(frozen=True, slots=True)

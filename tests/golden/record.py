@@ -80,6 +80,8 @@ GAMES: dict[str, Any] = {
     ),
     "shared_victory": lambda: _play([11, 12, 13], HouseRules(), seed=3, deck=_fours_first),
     "dealer_stays": lambda: _play([11, 12, 13, 14], HouseRules(dealer_stays=True), seed=5),
+    # Three Queens send an ask on, one of them to a block.
+    "queens": lambda: _play([11, 12, 13, 14, 15, 16], HouseRules(queens_block=True), seed=27),
 }
 
 

@@ -31,4 +31,4 @@ def test_a_shuffle_is_the_whole_deck_in_an_order_the_generator_chose(seed: int) 
 
 def test_a_deck_holds_each_card_once() -> None:
     with pytest.raises(ValueError, match="twice"):
-        Deck("odd", (Card(2, Suit.CLUBS),) * 2, lowest=2, highest=2, blocker=2)
+        Deck("odd", (Card(2, Suit.CLUBS),) * 2, lowest=2, highest=2, blocker=2, weak_blocker=2)

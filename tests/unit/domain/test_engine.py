@@ -34,12 +34,14 @@ from cuckoo_bot.domain.events import (
     RoundEnded,
     SuddenDeathDrawn,
     SuddenDeathStarted,
+    SwapBlocked,
+    SwapPassedOn,
     Swapped,
     TimedOut,
     TurnStarted,
 )
 from cuckoo_bot.domain.rules import FinalTie, GameName, HouseRules
-from cuckoo_bot.domain.state import Phase
+from cuckoo_bot.domain.state import ActKind, Phase
 
 from .tables import card, deal, dealt_table, keep_all, stacked_deck
 
@@ -82,6 +84,54 @@ def test_a_blocked_swap_ends_the_turn_with_no_second_attempt() -> None:
     assert state.actor == B
     with pytest.raises(NotYourTurn):
         apply(state, Swap(A))
+
+
+QUEENS = HouseRules(queens_block=True)
+
+
+def test_coucous_queen_sends_the_asker_on_to_the_player_after_her_holder() -> None:
+    state = dealt_table([A, B, C, D], dealer=D, hands=["2S", "QH", "9C", "5D"], rules=QUEENS)
+    state, events = apply(state, Swap(A))
+    assert events[:2] == (
+        SwapPassedOn(A, B, queen=card("QH"), next=C),
+        Swapped(A, C, player_card=card("9C"), neighbour_card=card("2S")),
+    )
+    assert state.round is not None
+    assert [state.round.card_of(p) for p in (A, B, C)] == [card("9C"), card("QH"), card("2S")]
+    assert [a.kind for a in state.round.acts] == [ActKind.PASSED, ActKind.SWAP]
+    assert state.actor == B  # the Queen's holder still has her turn
+
+
+@pytest.mark.parametrize("after", ["KC", "QC"])
+def test_a_king_or_a_second_queen_after_the_queen_ends_the_attempt(after: str) -> None:
+    state = dealt_table([A, B, C, D], dealer=D, hands=["2S", "QH", after, "5D"], rules=QUEENS)
+    state, events = apply(state, Swap(A))
+    assert events[:2] == (
+        SwapPassedOn(A, B, queen=card("QH"), next=C),
+        SwapBlocked(A, C, king=card(after)),
+    )
+    assert state.round is not None and state.round.card_of(A) == card("2S")
+    assert state.actor == B
+
+
+def test_a_queen_held_by_the_dealer_blocks_as_a_king_would() -> None:
+    state = dealt_table([A, B, C], dealer=C, hands=["9S", "2S", "QD"], rules=QUEENS)
+    state, _ = apply(state, Keep(A))
+    state, events = apply(state, Swap(B))
+    assert SwapBlocked(B, C, king=card("QD")) in events
+    assert not any(isinstance(e, SwapPassedOn | Swapped) for e in events)
+
+
+def test_queens_never_touch_the_dealers_cut_nor_play_without_the_house_rule() -> None:
+    state = dealt_table(
+        [A, B, C], dealer=C, hands=["9S", "8S", "2D"], stock_top=["QC"], rules=QUEENS
+    )
+    state, _ = keep_two(state)
+    state, events = apply(state, Cut(C))
+    assert CardCut(C, old_card=card("2D"), new_card=card("QC")) in events
+    plain = dealt_table([A, B, C, D], dealer=D, hands=["2S", "QH", "9C", "5D"])
+    plain, events = apply(plain, Swap(A))
+    assert Swapped(A, B, player_card=card("QH"), neighbour_card=card("2S")) in events
 
 
 def test_the_dealer_cuts_a_card_and_the_old_one_goes_to_the_discard() -> None:

@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Action, Deal, Keep, Misdeal, Resign, Timeout
-from cuckoo_bot.domain.cards import FULL_DECK
+from cuckoo_bot.domain.cards import FULL_DECK, KING, QUEEN
 from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.errors import GameOver
@@ -27,6 +27,9 @@ from cuckoo_bot.domain.events import (
     RoundDealt,
     RoundEnded,
     SuddenDeathStarted,
+    SwapBlocked,
+    SwapPassedOn,
+    Swapped,
     TimedOut,
 )
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
@@ -40,6 +43,7 @@ house_rules = st.builds(
     final_tie=st.sampled_from(list(FinalTie)),
     double_cut=st.booleans(),
     dealer_stays=st.booleans(),
+    queens_block=st.booleans(),
     fast_turns=st.booleans(),
     idle_turn_limit=st.integers(1, 3),
 )
@@ -107,6 +111,7 @@ class CuckooTable(RuleBasedStateMachine):
         self.check_lives(before, after)
         self.check_reveal(before, after, events)
         self.check_rotation(before, after, events)
+        self.check_swap(before, after, events)
         self.check_end(after, events)
         self.check_stored(action, after, events)
         for event in events:
@@ -172,6 +177,43 @@ class CuckooTable(RuleBasedStateMachine):
                 assert after.seat(event.dealer).active
                 assert event.order[-1] == event.dealer
                 assert set(event.order) == set(after.active_players)
+
+    def check_swap(self, before: GameState, after: GameState, events: tuple[Event, ...]) -> None:
+        """A swap asked goes to the neighbour, who gives their card unless a King blocks; with
+        Coucou's Queens a Queen sends the ask once to the player after her holder (never back
+        to the asker), where a King or a second Queen ends it. Only the two who swap change
+        cards; a Queen never touches the dealer's cut."""
+        asks = [e for e in events if isinstance(e, Swapped | SwapBlocked | SwapPassedOn)]
+        if not asks:
+            return
+        rnd, rules = before.round, before.rules
+        assert rnd is not None
+        asker, pos = rnd.actor, rnd.position
+        first = rnd.order[pos + 1]
+        held = rnd.cards[pos + 1]
+        passed = [e for e in asks if isinstance(e, SwapPassedOn)]
+        queen = rules.queens_block and held.rank == QUEEN
+        assert bool(passed) == (queen and pos + 2 < len(rnd.order))
+        if passed:
+            hypothesis.event("a Queen passed a swap on")
+            assert passed[0] == SwapPassedOn(asker, first, queen=held, next=rnd.order[pos + 2])
+            target, theirs = rnd.order[pos + 2], rnd.cards[pos + 2]
+            blocks = (rules.kings_block and theirs.rank == KING) or theirs.rank == QUEEN
+        else:
+            target, theirs = first, held
+            blocks = (rules.kings_block and theirs.rank == KING) or queen
+        outcome = asks[-1]
+        assert len(asks) == 1 + len(passed) and outcome.player == asker
+        assert outcome.neighbour == target
+        assert isinstance(outcome, SwapBlocked) == blocks
+        mine = rnd.cards[pos]
+        cards = (
+            after.round.cards if after.round is not None and after.phase is Phase.TURNS else None
+        )
+        if cards is not None:
+            swapped = {asker: theirs, target: mine} if not blocks else {}
+            for player, card in zip(rnd.order, cards, strict=True):
+                assert card == swapped.get(player, rnd.card_of(player))
 
     def check_end(self, after: GameState, events: tuple[Event, ...]) -> None:
         won = [e for e in events if isinstance(e, GameWon)]
