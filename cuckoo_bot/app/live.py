@@ -15,6 +15,7 @@ from datetime import datetime
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Game, GameStatus, Player
 from cuckoo_bot.domain.actions import Move, PlayerId
+from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal, finishing_ranks
 
@@ -27,7 +28,11 @@ class LiveSeat:
     dealer: bool
     acted: ActKind | None = None  # what the seat did this round, once it did
     target: PlayerId | None = None  # the neighbour a swap went to (or a King blocked)
-    shown: str | None = None  # a King shown to the table when it blocked a swap
+    shown: str | None = None  # a King (or a Queen) shown to the table when it blocked a swap
+    by_queen: bool = False  # a Queen blocked the swap (Coucou's Queens), not a King
+    # Coucou's Queens: the neighbour whose Queen sent this seat's ask on, and the Queen.
+    via: PlayerId | None = None
+    via_shown: str | None = None
     card: str | None = None  # face up for this viewer (None: face down, or no card)
     lost: bool = False  # lost a life at the reveal on the table
     place: int | None = None  # once the game is over: 1 for the winner(s), then by going out
@@ -96,9 +101,12 @@ def _seat(
 ) -> LiveSeat:
     seat = state.seat(player)
     rnd = state.round
-    act = None
+    act = passed = None
     if rnd is not None:
-        act = next((a for a in reversed(rnd.acts) if a.player == player), None)
+        acts = [a for a in rnd.acts if a.player == player]
+        act = acts[-1] if acts else None
+        passed = acts[-2] if len(acts) > 1 and acts[-2].kind is ActKind.PASSED else None
+    deck = deck_for(state.rules)
     card = None
     if reveal is not None:
         shown = reveal.card_of(player)
@@ -113,6 +121,12 @@ def _seat(
         acted=act.kind if act is not None else None,
         target=act.target if act is not None else None,
         shown=act.shown.code if act is not None and act.shown is not None else None,
+        by_queen=act is not None
+        and act.kind is ActKind.BLOCKED
+        and act.shown is not None
+        and deck.passes_on(act.shown),
+        via=passed.target if passed is not None else None,
+        via_shown=passed.shown.code if passed is not None and passed.shown is not None else None,
         card=card,
         lost=reveal is not None and reveal.lost(player),
         place=place,

@@ -27,7 +27,7 @@ from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.shared import answered, first_time
 from cuckoo_bot.domain.actions import Move, PlayerId, Timeout
-from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.cards import QUEEN, Card
 from cuckoo_bot.domain.errors import RuleError, StaleTurn
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -36,6 +36,7 @@ from cuckoo_bot.domain.events import (
     Kept,
     Revealed,
     SwapBlocked,
+    SwapPassedOn,
     Swapped,
 )
 from cuckoo_bot.domain.rules import HouseRules
@@ -44,16 +45,23 @@ from cuckoo_bot.domain.state import GameState, Phase
 
 def _answer(move: Move, events: tuple[Event, ...], held: str | None, rules: HouseRules) -> Reply:
     """What happened, and the card the player holds now: the answer to their press (a toast;
-    the prompt they pressed says it too); a King's block with the call its holder made."""
+    the prompt they pressed says it too); a King's block with the call its holder made; a
+    Queen that sent the ask on (Coucou's Queens) before how it ended."""
     card: dict[str, Any] = {"card": held} if held else {}
     for event in events:
+        if isinstance(event, SwapPassedOn):
+            card = {**card, "via": event.neighbour, "queen": event.queen.code}
         if isinstance(event, Kept):
             return Reply(ReplyCode.DONE_KEEP, card)
         if isinstance(event, Swapped):
-            return Reply(ReplyCode.DONE_SWAP, {**card, "player": event.neighbour})
+            code = ReplyCode.DONE_SWAP_VIA if "via" in card else ReplyCode.DONE_SWAP
+            return Reply(code, {**card, "player": event.neighbour})
         if isinstance(event, SwapBlocked):
+            code = ReplyCode.DONE_BLOCKED_VIA if "via" in card else ReplyCode.DONE_BLOCKED
+            if code is ReplyCode.DONE_BLOCKED and event.king.rank == QUEEN:
+                code = ReplyCode.DONE_QUEEN_BLOCKED
             return Reply(
-                ReplyCode.DONE_BLOCKED,
+                code,
                 {**card, "king": event.king.code, "player": event.neighbour, "call": rules.name},
             )
         if isinstance(event, CardCut):
@@ -77,6 +85,8 @@ def _played(
         king=Card.from_code(params["king"]) if "king" in params else None,
         revealed=revealed,
         last=last,
+        via=params.get("via"),
+        queen=Card.from_code(params["queen"]) if "queen" in params else None,
     )
 
 

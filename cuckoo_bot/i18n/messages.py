@@ -51,7 +51,7 @@ MESSAGES: dict[str, str] = {
         " the dealer acts last. Everyone has exactly one turn.\n"
         "• On your turn, keep your card or ask the next player to swap. {swap} A card you were"
         " handed can be passed on in your own turn. Asking with a King in hand is allowed, just"
-        " unwise. Queens and Jacks have no powers.\n"
+        " unwise. {queens}\n"
         "• The dealer keeps, or cuts a card from the deck. {cut}\n"
         "• Then all cards are shown. Everyone holding the lowest rank loses a life, ties"
         " included. At 0 lives you are out.\n"
@@ -71,6 +71,13 @@ MESSAGES: dict[str, str] = {
         " blocked swap is not redirected."
     ),
     "rules_swap_free": "They must accept, whatever they hold: here Kings do not block.",
+    "rules_queens_none": "Queens and Jacks have no powers.",
+    "rules_queens_pass": (
+        "Here Coucou's Queens play: a Queen refuses too, more weakly. Her holder shows her, and"
+        " you keep your card and ask the player after her instead, once; a King or another"
+        " Queen there ends it, and a Queen held by the dealer blocks as a King does. Jacks have"
+        " no powers."
+    ),
     "rules_cut_block": (
         "If it is not a King it becomes the dealer's card; if it is a King the cut is blocked,"
         " the dealer keeps the original card and the King is set aside."
@@ -86,6 +93,7 @@ MESSAGES: dict[str, str] = {
     "rules_no_block": "Kings do not block",
     "rules_double_cut": "the dealer may cut twice",
     "rules_dealer_stays": "the dealer stays",
+    "rules_queens_block": "Coucou's Queens",
     "rules_sudden_death": "sudden death on a final tie",
     "rules_max_players": "up to {max_players} players",
     "rules_clock": "{seconds} s a turn, then you keep",
@@ -122,6 +130,8 @@ MESSAGES: dict[str, str] = {
     "act_timeout": "⏱ {name} ran out of time and kept.",
     "act_swap": "🔄 {name} swapped with {target}.",
     "act_blocked": "👑 {name} asked {target} to swap: “{call}” blocked by {target}'s {king}!",
+    "act_passed": "👸 {name} asked {target} to swap: {target} showed the {king} and sent them on.",
+    "act_queen_blocked": "👸 {name} asked {target} to swap: blocked by {target}'s {king}.",
     "act_cut": "✂️ {name} cut a card from the deck.",
     "act_cut_blocked": "👑 {name} cut the {king}: blocked, the dealer keeps the old card.",
     "turn_prompt": "👉 {mention}, your turn: keep your card, or swap with {target}? ({clock})",
@@ -145,6 +155,15 @@ MESSAGES: dict[str, str] = {
     "row_timeout": "{name} {lives} · ⏱ time ran out, kept",
     "row_swap": "{name} {lives} · 🔄 swapped with {target}",
     "row_blocked": "{name} {lives} · 👑 “{call}” {target} showed {king}: no swap",
+    "row_queen_blocked": "{name} {lives} · 👸 {target} showed {king}: no swap",
+    "row_swap_via": "{name} {lives} · 👸 {via} showed {queen}, sent on · 🔄 swapped with {target}",
+    "row_blocked_via": (
+        "{name} {lives} · 👸 {via} showed {queen}, sent on · 👑 “{call}” {target} showed {king}:"
+        " no swap"
+    ),
+    "row_queen_blocked_via": (
+        "{name} {lives} · 👸 {via} showed {queen}, sent on · 👸 {target} showed {king}: no swap"
+    ),
     "row_cut": "{name} {lives} · ✂️ cut from the deck",
     "row_cut_blocked": "{name} {lives} · 👑 cut {king}: set aside",
     "table_revealed": "👀 <b>Cards on the table!</b>",
@@ -292,6 +311,10 @@ MESSAGES: dict[str, str] = {
     "brief_cut": "✂️ {name}",
     "brief_cut_blocked": "👑 {name} cuts a King",
     "brief_blocked_by_you": "👑 your King blocks {name}",
+    "brief_passed": "👸 {target} sends {name} on",
+    "brief_passed_by_you": "👸 your Queen sends {name} on",
+    "brief_queen_blocked": "👸 {target} blocks {name}",
+    "brief_queen_blocked_by_you": "👸 your Queen blocks {name}",
     "brief_cut_blocked_you": "👑 you cut a King",
     "reply_timed_out": "⏱ Time ran out: you kept {card}.",
     # Under the answer on the prompt a player pressed.
@@ -300,6 +323,16 @@ MESSAGES: dict[str, str] = {
     "reply_done_keep": "You kept {card}.",
     "reply_done_swap": "You swapped with {player}: you now hold {card}.",
     "reply_done_blocked": "“{call}” {player} shows the {king}: no swap. You keep {card}.",
+    "reply_done_queen_blocked": (
+        "{player} shows the {king}, and nobody is left to ask after her: no swap. You keep {card}."
+    ),
+    "reply_done_swap_via": (
+        "{via} shows the {queen} and sends you on: you swapped with {player}, and now hold {card}."
+    ),
+    "reply_done_blocked_via": (
+        "{via} shows the {queen} and sends you on, but {player} shows the {king}: no swap. You"
+        " keep {card}."
+    ),
     "reply_done_cut": "You cut: you now hold {card}.",
     "reply_done_cut_blocked": "You cut the {king}: it is set aside, and you keep {card}.",
     "reply_your_card": "Your card: {card}\nRound {round} · lives: {lives}",
@@ -350,6 +383,8 @@ MESSAGES: dict[str, str] = {
         "• <b>Dealer's double cut</b>: the dealer may cut a second time.\n"
         "• <b>Dealer stays</b>: the same player deals every round (once out, the next one"
         " still in).\n"
+        "• <b>Coucou's Queens</b>: a Queen refuses a swap too, more weakly: the asker asks the"
+        " player after her instead.\n"
         "• <b>Fast turns</b>: running out of time also costs a life at the reveal.\n"
         "• <b>Turn time</b>: the seconds each player has to decide.\n"
         "• <b>Name</b>: Cuckoo, Chase the Ace or Ranter-Go-Round, the game's regional names (the"
@@ -361,6 +396,7 @@ MESSAGES: dict[str, str] = {
     "setting_final_tie": "Final tie: {value}",
     "setting_double_cut": "Dealer's double cut: {value}",
     "setting_dealer_stays": "Dealer stays: {value}",
+    "setting_queens_block": "Coucou's Queens: {value}",
     "setting_fast_turns": "Fast turns: {value}",
     "setting_turn_timeout": "Turn time: {value} s",
     "setting_name": "Name: {value}",
@@ -420,6 +456,10 @@ MESSAGES: dict[str, str] = {
     "web_acted_timeout": "⏱ time ran out: kept",
     "web_acted_swap": "🔄 swapped with {target}",
     "web_acted_blocked": "👑 blocked by {target}'s King",
+    "web_acted_queen_blocked": "👸 blocked by {target}'s Queen",
+    "web_acted_swap_via": "👸 sent on by {via}'s Queen · 🔄 swapped with {target}",
+    "web_acted_blocked_via": "👸 sent on by {via}'s Queen · 👑 blocked by {target}'s King",
+    "web_acted_queen_blocked_via": "👸 sent on by {via}'s Queen · 👸 blocked by {target}'s Queen",
     "web_acted_cut": "✂️ cut from the deck",
     "web_acted_cut_blocked": "👑 cut a King: blocked",
     "web_dealer": "Dealer",

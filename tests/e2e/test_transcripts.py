@@ -98,6 +98,7 @@ GAMES = [
     # (each the data a key sets: a setting and its value).
     pytest.param(4, "en", ("dealer_stays=1",), id="4-players-en-dealer_stays"),
     pytest.param(4, "es", ("name=chase_the_ace",), id="4-players-es-name_chase_the_ace"),
+    pytest.param(4, "fr", ("queens_block=1",), id="4-players-fr-queens_block"),
 ]
 
 

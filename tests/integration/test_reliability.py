@@ -368,6 +368,7 @@ house_rules = st.builds(
     final_tie=st.sampled_from(list(FinalTie)),
     double_cut=st.booleans(),
     dealer_stays=st.booleans(),
+    queens_block=st.booleans(),
     fast_turns=st.booleans(),
     idle_turn_limit=st.integers(1, 2),
 )

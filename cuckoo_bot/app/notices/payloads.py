@@ -222,6 +222,9 @@ class PlayedNote:
     # The first to play in a round: how their last round ended, which their prompt's first
     # line told (nothing else did), kept atop the answer and what follows on that message.
     last: RoundResult | None = None
+    # Coucou's Queens: the neighbour whose Queen sent the ask on to ``other``, and the Queen.
+    via: PlayerId | None = None
+    queen: Card | None = None
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from telegram.constants import MessageLimit
 
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
 from cuckoo_bot.domain.actions import Move
-from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.cards import QUEEN, Card
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.names import Cast
@@ -104,6 +105,8 @@ class Part:
             house.append(t(lang, "rules_double_cut"))
         if rules.dealer_stays:
             house.append(t(lang, "rules_dealer_stays"))
+        if rules.queens_block:
+            house.append(t(lang, "rules_queens_block"))
         if rules.final_tie is FinalTie.SUDDEN_DEATH:
             house.append(t(lang, "rules_sudden_death"))
         if rules.max_players != CLASSIC.max_players:
@@ -120,6 +123,19 @@ class Part:
         if deadline is None:
             return self.tr.t(lang, "clock_seconds", seconds=seconds)
         return self.tr.t(lang, "clock", seconds=seconds, time=moment(deadline))
+
+
+def queen_blocked(act: Act) -> bool:
+    """A swap refused by a Queen (Coucou's Queens: her holder was the last to ask, or she sat
+    after another Queen), not by a King: told with 👸 and no call."""
+    return act.kind is ActKind.BLOCKED and act.shown is not None and act.shown.rank == QUEEN
+
+
+def passed_before(acts: Sequence[Act]) -> Act | None:
+    """The Queen that sent a player's ask on, when their last act this round followed one."""
+    if len(acts) > 1 and acts[-2].kind is ActKind.PASSED:
+        return acts[-2]
+    return None
 
 
 def moment(when: datetime) -> str:

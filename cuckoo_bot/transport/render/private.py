@@ -29,14 +29,24 @@ from cuckoo_bot.transport.render.common import (
     moment,
     move_row,
     name_of,
+    queen_blocked,
     seen_length,
     short_name,
 )
 from cuckoo_bot.transport.render.names import user_text
 from cuckoo_bot.transport.render.replies import ReplyPart
 
-# An answer's own mark: a King's block is no success; a lapse and a skip have their own.
-ANSWER_MARKS = {"timed_out": "", "skipped_by": "", "done_blocked": "👑 ", "done_cut_blocked": "👑 "}
+# An answer's own mark: a King's block is no success; a lapse and a skip have their own; a
+# Queen's (Coucou's Queens) is told with her.
+ANSWER_MARKS = {
+    "timed_out": "",
+    "skipped_by": "",
+    "done_blocked": "👑 ",
+    "done_cut_blocked": "👑 ",
+    "done_queen_blocked": "👸 ",
+    "done_swap_via": "👸 ",
+    "done_blocked_via": "👸 ",
+}
 SO_FAR = 90  # characters as read: the round so far in one line of a phone
 # Telegram's 🎉 message effect, one of the six every user has (getAvailableMessageEffects).
 CELEBRATION = "5046509860389126442"
@@ -186,12 +196,8 @@ class PrivatePart(ReplyPart):
                 if short and len(names) > 3:  # a long chain: where it began and where it ends
                     names = [names[0], "…", *names[-2:]]
                 return t(lang, "brief_swap", name=who(first.player), target=" ⇄ ".join(names))
-            if kind is ActKind.BLOCKED and first.target == reader:
-                return t(lang, "brief_blocked_by_you", name=who(first.player))
-            if kind is ActKind.CUT_BLOCKED and first.player == reader:
-                return t(lang, "brief_cut_blocked_you")
             name, target = who(first.player), who(first.target)
-            return t(lang, f"brief_{kind.value}", name=name, target=target)
+            return t(lang, _brief_key(first, reader), name=name, target=target)
 
         items = brief(short=False)
         line = t(lang, "prompt_so_far", acts=" · ".join(items))
@@ -214,6 +220,8 @@ class PrivatePart(ReplyPart):
         if note.king is not None:
             params["king"] = note.king.code
             params["call"] = game.rules.name
+        if note.via is not None and note.queen is not None:
+            params["via"], params["queen"] = note.via, note.queen.code
         players = self.cast(known, game.seats, lang)
         done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
         mark = ANSWER_MARKS.get(note.answer, "✅ ")
@@ -275,6 +283,20 @@ class PrivatePart(ReplyPart):
             lines.append(t(lang, f"close_{note.reason}"))
         # Out of the game, the rest is no longer urgent for the player.
         return Rendered("\n".join(lines), quiet=note.reason is CloseReason.OUT)
+
+
+def _brief_key(act: Act, reader: int | None) -> str:
+    """The words for one act that is a run of its own, as ``reader`` reads it."""
+    kind = act.kind
+    if kind is ActKind.PASSED or queen_blocked(act):
+        # Coucou's Queens: a Queen sent the ask on, or refused it (nobody after her).
+        what = "passed" if kind is ActKind.PASSED else "queen_blocked"
+        return f"brief_{what}_by_you" if act.target == reader else f"brief_{what}"
+    if kind is ActKind.BLOCKED and act.target == reader:
+        return "brief_blocked_by_you"
+    if kind is ActKind.CUT_BLOCKED and act.player == reader:
+        return "brief_cut_blocked_you"
+    return f"brief_{kind.value}"
 
 
 def _runs(acts: tuple[Act, ...]) -> list[tuple[ActKind, list[Act]]]:

@@ -41,22 +41,30 @@ class ReplyPart(Part):
 
     def reply(self, lang: str, reply: Reply, players: Known | None = None) -> str:
         params = dict(reply.params)
-        for key in ("card", "king"):
+        for key in ("card", "king", "queen"):
             if key in params:
                 params[key] = card_label(params[key], lang)
         if isinstance(params.get("call"), GameName):  # what a King's holder calls out
             params["call"] = self.tr.t(lang, f"call_{params['call'].value}")
         if "lives" in params and isinstance(params["lives"], int):
             params["lives"] = hearts(params["lives"])
-        if "player" in params and isinstance(params["player"], int):
-            pid = params["player"]
-            params["player"] = name_of(self.cast(players or {}, [pid], lang), pid)
+        for key in ("player", "via"):  # a player named by their id
+            if key in params and isinstance(params[key], int):
+                pid = params[key]
+                params[key] = name_of(self.cast(players or {}, [pid], lang), pid)
         if "name" in params and isinstance(params["name"], str):  # a seat's name, as typed
             params["name"] = user_text(params["name"], self.tr.t(lang, "player_n", n="").strip())
         for key, value in params.items():
-            if key not in ("card", "king", "lives", "player", "name", "call") and isinstance(
-                value, str
-            ):
+            if key not in (
+                "card",
+                "king",
+                "queen",
+                "lives",
+                "player",
+                "via",
+                "name",
+                "call",
+            ) and isinstance(value, str):
                 params[key] = html.escape(value)
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")

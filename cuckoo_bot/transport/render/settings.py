@@ -24,6 +24,7 @@ class SettingsPart(Part):
             lives=rules.lives,
             deal=t(lang, "rules_deal_stays" if rules.dealer_stays else "rules_deal_passes"),
             swap=t(lang, f"rules_swap_{block}"),
+            queens=t(lang, "rules_queens_pass" if rules.queens_block else "rules_queens_none"),
             cut=t(lang, f"rules_cut_{block}"),
             final_tie=t(
                 lang,

@@ -22,6 +22,7 @@ from cuckoo_bot.domain.events import (
     SuddenDeathDrawn,
     SuddenDeathStarted,
     SwapBlocked,
+    SwapPassedOn,
     Swapped,
     TimedOut,
 )
@@ -33,6 +34,7 @@ from cuckoo_bot.transport.render.common import (
     fit,
     name_of,
     pages,
+    queen_blocked,
     utf16_len,
 )
 from cuckoo_bot.transport.render.group import GroupPart
@@ -92,7 +94,8 @@ class StoryPart(GroupPart):
                         [t(lang, "table_title", round=event.round, dealer=name_of(players, dealer))]
                     )
                 elif isinstance(
-                    event, Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked
+                    event,
+                    Kept | TimedOut | Swapped | SwapBlocked | SwapPassedOn | CardCut | CutBlocked,
                 ):
                     act = _act_of(event)
                     call = self.call(lang, story.game.rules)
@@ -153,6 +156,10 @@ class StoryPart(GroupPart):
         if kind is ActKind.SWAP:
             return t(lang, "act_swap", name=name, target=target)
         king = card_label(act.shown.code, lang) if act.shown is not None else ""
+        if kind is ActKind.PASSED:
+            return t(lang, "act_passed", name=name, target=target, king=king)
+        if queen_blocked(act):
+            return t(lang, "act_queen_blocked", name=name, target=target, king=king)
         if kind is ActKind.BLOCKED:
             return t(lang, "act_blocked", name=name, target=target, king=king, call=call)
         if kind is ActKind.CUT:
@@ -180,7 +187,9 @@ def collapsed(pages: list[str]) -> str | None:
     return text if rest.strip() and utf16_len(text) <= MAX_TEXT else None
 
 
-def _act_of(event: Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocked) -> Act:
+def _act_of(
+    event: Kept | TimedOut | Swapped | SwapBlocked | SwapPassedOn | CardCut | CutBlocked,
+) -> Act:
     """The table's words for an event of the log (the same as during the game)."""
     if isinstance(event, Kept):
         return Act(event.player, ActKind.KEEP)
@@ -190,6 +199,8 @@ def _act_of(event: Kept | TimedOut | Swapped | SwapBlocked | CardCut | CutBlocke
         return Act(event.player, ActKind.SWAP, target=event.neighbour)
     if isinstance(event, SwapBlocked):
         return Act(event.player, ActKind.BLOCKED, target=event.neighbour, shown=event.king)
+    if isinstance(event, SwapPassedOn):
+        return Act(event.player, ActKind.PASSED, target=event.neighbour, shown=event.queen)
     if isinstance(event, CardCut):
         return Act(event.dealer, ActKind.CUT)
     return Act(event.dealer, ActKind.CUT_BLOCKED, shown=event.king)

@@ -19,6 +19,8 @@ from cuckoo_bot.transport.render.common import (
     hearts,
     keys,
     name_of,
+    passed_before,
+    queen_blocked,
 )
 
 
@@ -107,12 +109,17 @@ class TablePart(Part):
         call: str,
     ) -> str:
         """A seat's row with its last act. A dealer who keeps after cutting keeps the cut card;
-        after a cut a King blocked (and no other cut), their own, the King still shown."""
+        after a cut a King blocked (and no other cut), their own, the King still shown. An ask
+        a Queen sent on says so before how it ended (Coucou's Queens)."""
         t = self.tr.t
         act = acts[-1]
         kind = act.kind
         target = name_of(players, act.target) if act.target is not None else ""
         king = card_label(act.shown.code, lang) if act.shown is not None else ""
+        passed = passed_before(acts)
+        via = queen = ""
+        if passed is not None and passed.target is not None and passed.shown is not None:
+            via, queen = name_of(players, passed.target), card_label(passed.shown.code, lang)
         if kind is ActKind.KEEP and act.player == dealer:
             blocked = [a for a in acts[:-1] if a.kind is ActKind.CUT_BLOCKED and a.shown]
             if any(a.kind is ActKind.CUT for a in acts[:-1]):
@@ -123,8 +130,19 @@ class TablePart(Part):
             else:
                 key = "row_dealer_keep"
         else:
-            key = f"row_{kind.value}"
-        return t(lang, key, name=name, lives=lives, target=target, king=king, call=call)
+            key = "row_queen_blocked" if queen_blocked(act) else f"row_{kind.value}"
+            key += "_via" if passed is not None else ""
+        return t(
+            lang,
+            key,
+            name=name,
+            lives=lives,
+            target=target,
+            king=king,
+            call=call,
+            via=via,
+            queen=queen,
+        )
 
     def _status(self, view: TableView, game: Game, players: Players, lang: str) -> list[str]:
         """The round's last line: whose turn and until when, the reveal, or why it ended."""

@@ -17,7 +17,7 @@ from typing import Literal, Union, get_args, get_origin, get_type_hints
 from typing_extensions import TypedDict
 
 Status = Literal["lobby", "running", "finished", "cancelled"]
-Acted = Literal["keep", "swap", "blocked", "cut", "cut_blocked", "timeout"]
+Acted = Literal["keep", "swap", "blocked", "queen_blocked", "cut", "cut_blocked", "timeout"]
 Option = Literal["keep", "swap", "cut"]
 SuitCode = Literal["C", "D", "H", "S"]
 GameNameCode = Literal["cuckoo", "chase_the_ace", "ranter_go_round"]
@@ -45,6 +45,8 @@ class SeatJson(TypedDict):
     acted: Acted | None  # what the seat did this round, once it did
     target: int | None  # the neighbour a swap went to (or a King blocked)
     shown: str | None  # the card shown to the table when it blocked this seat (a face's code)
+    via: int | None  # Coucou's Queens: whose Queen sent this seat's ask on to ``target``
+    via_shown: str | None  # that Queen (a face's code), shown at her holder's seat
     card: str | None  # face up for this viewer (a face's code; None: face down, or no card)
     lost: bool  # lost a life at the reveal
     place: int | None  # once the game is over: 1 for the winner(s), then by going out

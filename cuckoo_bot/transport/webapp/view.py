@@ -18,10 +18,12 @@ from functools import cache
 from cuckoo_bot.app import live
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.live import Seen
+from cuckoo_bot.domain.state import ActKind
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render.names import readable
 from cuckoo_bot.transport.webapp.contract import (
+    Acted,
     SeatJson,
     TableJson,
     TableView,
@@ -105,11 +107,32 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
         "seats": [_seat(seat, shot) for seat in table.seats],
         # the faces of the cards this viewer may see (``live_table`` chose them), no other
         "faces": faces(
-            (code for seat in table.seats for code in (seat.card, seat.shown)), seen.language
+            (code for seat in table.seats for code in (seat.card, seat.shown, seat.via_shown)),
+            seen.language,
         ),
         "lang": seen.language,
         "name": seen.game.rules.name.value,
     }
+
+
+def _acted(seat: live.LiveSeat) -> Acted | None:
+    if seat.acted is None:
+        return None
+    if seat.by_queen:
+        return "queen_blocked"
+    return ACTED[seat.acted]
+
+
+# What a seat did, as the page names it (a Queen's block has its own name).
+ACTED: dict[ActKind, Acted] = {
+    ActKind.KEEP: "keep",
+    ActKind.SWAP: "swap",
+    ActKind.BLOCKED: "blocked",
+    ActKind.CUT: "cut",
+    ActKind.CUT_BLOCKED: "cut_blocked",
+    ActKind.TIMEOUT: "timeout",
+    ActKind.PASSED: "swap",  # never a seat's last act: how the ask ended follows it
+}
 
 
 def _seat(seat: live.LiveSeat, shot: Snapshot) -> SeatJson:
@@ -119,9 +142,11 @@ def _seat(seat: live.LiveSeat, shot: Snapshot) -> SeatJson:
         "lives": seat.lives,
         "out": seat.out,
         "dealer": seat.dealer,
-        "acted": seat.acted.value if seat.acted is not None else None,
+        "acted": _acted(seat),
         "target": seat.target,
         "shown": seat.shown,
+        "via": seat.via,
+        "via_shown": seat.via_shown,
         "card": seat.card,
         "lost": seat.lost,
         "place": seat.place,  # once the game is over

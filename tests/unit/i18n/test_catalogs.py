@@ -45,6 +45,8 @@ SAMPLE: dict[str, object] = {
     "link": "https://t.me/cuckoo_bot?start=hello",
     "card": "10♥",
     "king": "K♠",
+    "queen": "Q♥",
+    "via": html.escape("Bea & co"),
     "game_name": "Chase the Ace",
     "cards": f"{NAME} K♠, {NAME} 2♥",
     "round": 3,
@@ -95,6 +97,7 @@ def sample(language: str) -> dict[str, object]:
             "rules_no_block",
             "rules_double_cut",
             "rules_dealer_stays",
+            "rules_queens_block",
             "rules_lives",
             "rules_max_players",
             "rules_clock_fast",
@@ -105,6 +108,7 @@ def sample(language: str) -> dict[str, object]:
     values["deal"] = text.get("rules_deal_stays", MESSAGES["rules_deal_stays"])
     values["call"] = text.get("call_chase_the_ace", MESSAGES["call_chase_the_ace"])
     values["swap"] = text.get("rules_swap_block", MESSAGES["rules_swap_block"])
+    values["queens"] = text.get("rules_queens_pass", MESSAGES["rules_queens_pass"])
     values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])
     values["label"] = text.get("league_all_time", MESSAGES["league_all_time"])

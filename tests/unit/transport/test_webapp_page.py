@@ -31,7 +31,7 @@ from cuckoo_bot.domain.actions import Deal, Timeout
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import legal_actions
-from cuckoo_bot.domain.rules import GameName
+from cuckoo_bot.domain.rules import GameName, HouseRules
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.transport.webapp.contract import PageView
 from cuckoo_bot.transport.webapp.faces import faces, standard
@@ -407,6 +407,34 @@ def test_each_seat_shows_only_what_its_viewer_may_see(lib: Page) -> None:
     assert by[ZOE]["lost"] and by[ZOE]["status"] == "💀 out"
     assert by[ZOE]["hearts"] == {"full": 0, "breaking": 1, "empty": 2, "show": True}
     assert by[EVE]["face"] == "none"
+
+
+def test_a_queen_that_sends_an_ask_on_shows_at_her_seat_and_the_asker_says_so(lib: Page) -> None:
+    """Coucou's Queens: Bob asks Eve, whose Q♥ sends him on to Zoë. The Queen shows at Eve's
+    seat like a King; Bob's seat tells both steps; a second ask that a King ends shows both."""
+    rules = HouseRules(queens_block=True)
+    ana, bob, eve, zoe = scenes.ANA, scenes.BOB, scenes.EVE, scenes.ZOE
+    swapped = scenes.Scene(scenes.NAMES, dealer=ana, rules=rules).start()
+    view = swapped.deal({bob: "2S", eve: "QH", zoe: "9C"}).swap().view()
+    models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", view)
+    by = {m["player"]: m for m in models}
+    sent_on = f"👸 sent on by {iso(scenes.NAMES[eve])}'s Queen"
+    assert by[bob]["status"] == f"{sent_on} · 🔄 swapped with {iso(scenes.NAMES[zoe])}"
+    assert by[bob]["tone"] == "done"
+    assert by[eve]["shown"] == "QH" and by[eve]["shownFace"]["label"] == "Q♥"
+    assert by[zoe]["shown"] is None and by[bob]["shown"] is None
+    blocked = scenes.Scene(scenes.NAMES, dealer=ana, rules=rules).start()
+    view = blocked.deal({bob: "2S", eve: "QH", zoe: "KC"}).swap().view()
+    models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", view)
+    by = {m["player"]: m for m in models}
+    assert by[bob]["status"] == f"{sent_on} · 👑 blocked by {iso(scenes.NAMES[zoe])}'s King"
+    assert by[bob]["tone"] == "king"
+    assert (by[eve]["shown"], by[zoe]["shown"]) == ("QH", "KC")
+    # revealed: the Queen is on the table with the rest, not shown apart
+    models = js(
+        lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", blocked.keep().view()
+    )
+    assert all(m["shown"] is None for m in models)
 
 
 def test_swap_goes_to_the_next_player_still_in(lib: Page) -> None:

@@ -21,6 +21,7 @@ from cuckoo_bot.domain.state import GameState
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport.render import Renderer
 from cuckoo_bot.transport.render.common import card_label
+from cuckoo_bot.transport.render.names import Cast
 from fakebotapi.html import parse_html
 
 LANGS = ("en", "es", "fr")
@@ -312,3 +313,72 @@ def test_a_lobby_says_when_it_starts_by_itself_as_a_time_not_a_countdown(lang: s
     html_text = renderer.lobby(lobby, lobby_game, PEOPLE, lang).text
     assert f'<tg-time unix="{int(deadline.timestamp())}"' in html_text  # each reader's own time
     assert tr.t(lang, "lobby_in", minutes=10) not in html_text
+
+
+QUEENS = HouseRules(queens_block=True)
+ANA_SAYS, BOB_SAYS = "\u2068Ana\u2069", "\u2068Bob\u2069"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_queen_that_sends_an_ask_on_is_told_on_the_table_in_the_story_and_to_the_asker(
+    lang: str,
+) -> None:
+    # Ana asks Bob, whose Q♥ sends her on to Carol: she swaps her 2♠ for Carol's 9♣.
+    state, log = played([Deal(dealt(["2S", "QH", "9C"], [])), Swap(ANA, 1)], QUEENS)
+    queen, nine = card_label("QH", lang), card_label("9C", lang)
+    rows = table_rows(state, QUEENS, lang).splitlines()[1:]
+    row = next(line for line in rows if "Ana" in line)
+    assert row.endswith(
+        plain(
+            tr.t(
+                lang,
+                "row_swap_via",
+                name="",
+                lives="",
+                via=BOB_SAYS,
+                queen=queen,
+                target=CAROL_SAYS,
+            )
+        ).lstrip(" ·")
+    )
+    told = story(state, log, QUEENS, lang)
+    assert tr.t(lang, "act_passed", name=ANA_SAYS, target=BOB_SAYS, king=queen) in told
+    assert tr.t(lang, "act_swap", name=ANA_SAYS, target=CAROL_SAYS) in told
+    rnd = state.round
+    assert rnd is not None
+    cast = Cast(PEOPLE, [ANA, BOB, CAROL], "Player {n}")
+    line = plain(renderer.so_far(lang, rnd.acts, cast, reader=BOB))
+    assert plain(tr.t(lang, "brief_passed_by_you", name=ANA_SAYS)) in line
+    done = Reply(
+        ReplyCode.DONE_SWAP_VIA, {"card": "9C", "player": CAROL, "via": BOB, "queen": "QH"}
+    )
+    said = plain(renderer.reply(lang, done, PEOPLE))
+    assert said == plain(
+        tr.t(lang, "reply_done_swap_via", via=BOB_SAYS, queen=queen, player=CAROL_SAYS, card=nine)
+    )
+    # A King after the Queen ends it: the row says both, and Ana keeps her card.
+    state, _ = played([Deal(dealt(["2S", "QH", "KC"], [])), Swap(ANA, 1)], QUEENS)
+    row = next(line for line in table_rows(state, QUEENS, lang).splitlines()[1:] if "Ana" in line)
+    assert queen in row and card_label("KC", lang) in row
+    assert state.round is not None and state.round.card_of(ANA) == Card.from_code("2S")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_queen_held_by_the_dealer_blocks_without_the_kings_call(lang: str) -> None:
+    state, log = played([Deal(dealt(["9H", "2S", "QD"], [])), Keep(ANA, 1), Swap(BOB, 2)], QUEENS)
+    queen = card_label("QD", lang)
+    row = next(line for line in table_rows(state, QUEENS, lang).splitlines()[1:] if "Bob" in line)
+    call = tr.t(lang, "call_cuckoo")
+    assert queen in row and call not in row
+    told = story(state, log, QUEENS, lang)
+    assert tr.t(lang, "act_queen_blocked", name=BOB_SAYS, target=CAROL_SAYS, king=queen) in told
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rules_tell_coucous_queens_while_they_are_on(lang: str) -> None:
+    on = plain(renderer.rules(lang, QUEENS, 90))
+    assert plain(tr.t(lang, "rules_queens_pass")) in on
+    assert tr.t(lang, "rules_queens_block") in renderer.rules_line(lang, QUEENS, 90)
+    off = plain(renderer.rules(lang, HouseRules(), 90))
+    assert plain(tr.t(lang, "rules_queens_none")) in off
+    assert tr.t(lang, "rules_queens_pass") not in off

@@ -20,9 +20,11 @@
  * @property {number} lives
  * @property {boolean} out
  * @property {boolean} dealer
- * @property {"keep" | "swap" | "blocked" | "cut" | "cut_blocked" | "timeout" | null} acted
+ * @property {"keep" | "swap" | "blocked" | "queen_blocked" | "cut" | "cut_blocked" | "timeout" | null} acted
  * @property {number | null} target
  * @property {string | null} shown
+ * @property {number | null} via
+ * @property {string | null} via_shown
  * @property {string | null} card
  * @property {boolean} lost
  * @property {number | null} place

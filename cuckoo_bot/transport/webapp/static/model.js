@@ -266,7 +266,8 @@ export function nextActive(view, player) {
   return null;
 }
 
-export const ACTED = ["keep", "timeout", "swap", "blocked", "cut", "cut_blocked"];
+export const ACTED = ["keep", "timeout", "swap", "blocked", "queen_blocked", "cut", "cut_blocked"];
+const BLOCKS = ["blocked", "queen_blocked"]; // a swap asked of a seat that refused it
 
 /**
  * What one seat shows: face "up" (with the card), "down" (a card back) or "none" (no card);
@@ -297,17 +298,26 @@ export function seatModel(view, seat, t) {
     tone = "turn";
   } else if (view.status === "running" && ACTED.indexOf(seat.acted) >= 0) {
     const target = seat.target !== null && seat.target !== undefined;
-    status = t("acted_" + seat.acted, {
+    const via = seat.via !== null && seat.via !== undefined; // a Queen sent the ask on
+    status = t("acted_" + seat.acted + (via ? "_via" : ""), {
       target: target ? iso(nameOf(view, seat.target, t)) : "",
+      via: via ? iso(nameOf(view, seat.via, t)) : "",
     });
-    tone = seat.acted === "blocked" || seat.acted === "cut_blocked" ? "king" : "done";
+    const king = BLOCKS.indexOf(seat.acted) >= 0 || seat.acted === "cut_blocked";
+    tone = king ? "king" : "done";
   }
-  // A King shown to the table, until the reveal: at the seat that holds it (a swap was asked of
-  // it), or at the dealer's who cut it from the deck (it is set aside there).
-  const blocked = (view.seats || []).find(function (other) {
-    return other.acted === "blocked" && other.target === seat.player;
+  // A King (or a Queen) shown to the table, until the reveal: at the seat that holds it (a
+  // swap was asked of it, or a Queen sent one on), or at the dealer's who cut a King from the
+  // deck (it is set aside there).
+  const seats = view.seats || [];
+  const blocked = seats.find(function (other) {
+    return BLOCKS.indexOf(other.acted) >= 0 && other.target === seat.player;
   });
-  const shownCode = seat.acted === "cut_blocked" ? seat.shown : blocked ? blocked.shown : null;
+  const passed = seats.find(function (other) {
+    return other.via === seat.player;
+  });
+  let shownCode = seat.acted === "cut_blocked" ? seat.shown : blocked ? blocked.shown : null;
+  if (!shownCode && passed) shownCode = passed.via_shown;
   const shownFace = view.status === "running" && !revealed ? faceOf(view, shownCode) : null;
   const max = Math.max(view.max_lives || 0, seat.lives || 0);
   const lives = Math.max(0, seat.lives || 0);
