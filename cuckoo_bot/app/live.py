@@ -17,7 +17,14 @@ from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Game, GameStatus, Player
 from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.engine import legal_actions
-from cuckoo_bot.domain.state import ActKind, GameState, Phase, Reveal, finishing_ranks
+from cuckoo_bot.domain.state import (
+    ActKind,
+    GameState,
+    Phase,
+    Reveal,
+    finishing_ranks,
+    passed_before,
+)
 
 
 @dataclass(frozen=True)
@@ -105,7 +112,7 @@ def _seat(
     if rnd is not None:
         acts = [a for a in rnd.acts if a.player == player]
         act = acts[-1] if acts else None
-        passed = acts[-2] if len(acts) > 1 and acts[-2].kind is ActKind.PASSED else None
+        passed = passed_before(acts)
     deck = deck_for(state.rules)
     card = None
     if reveal is not None:

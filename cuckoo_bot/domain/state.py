@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -37,6 +38,14 @@ class Act:
     kind: ActKind
     target: PlayerId | None = None  # the neighbour asked to swap
     shown: Card | None = None  # a King (or a Queen that refused) shown to the table
+
+
+def passed_before(acts: Sequence[Act]) -> Act | None:
+    """Coucou's Queens: the Queen that sent a player's ask on, when their last act (``acts``:
+    theirs this round, in order) followed one."""
+    if len(acts) > 1 and acts[-2].kind is ActKind.PASSED:
+        return acts[-2]
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,13 +131,6 @@ def queen_blocked(act: Act) -> bool:
     return act.kind is ActKind.BLOCKED and act.shown is not None and act.shown.rank == QUEEN
 
 
-def passed_before(acts: Sequence[Act]) -> Act | None:
-    """The Queen that sent a player's ask on, when their last act this round followed one."""
-    if len(acts) > 1 and acts[-2].kind is ActKind.PASSED:
-        return acts[-2]
-    return None
-
-
 def moment(when: datetime) -> str:
     """A time of day that Telegram shows in each reader's own time zone and format (a
     date-time entity); apps that predate it show the UTC time written here."""

@@ -25,6 +25,8 @@ from cuckoo_bot.transport.render.names import user_text
 
 MAX_POPUP = CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH  # 200, counted in UTF-16 units
 _TAG = re.compile(r"<[^>]+>")
+# Parameters already made ready for the text above (labels, names, hearts): not escaped again.
+READY = ("card", "king", "queen", "lives", "player", "via", "name", "call")
 
 
 class ReplyPart(Part):
@@ -55,16 +57,7 @@ class ReplyPart(Part):
         if "name" in params and isinstance(params["name"], str):  # a seat's name, as typed
             params["name"] = user_text(params["name"], self.tr.t(lang, "player_n", n="").strip())
         for key, value in params.items():
-            if key not in (
-                "card",
-                "king",
-                "queen",
-                "lives",
-                "player",
-                "via",
-                "name",
-                "call",
-            ) and isinstance(value, str):
+            if key not in READY and isinstance(value, str):
                 params[key] = html.escape(value)
         if reply.code == "language_set":
             return LANGUAGE_NAMES.get(str(params.get("language")), "")

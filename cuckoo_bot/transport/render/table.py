@@ -7,7 +7,7 @@ from __future__ import annotations
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import Notice, TableView
 from cuckoo_bot.domain.actions import PlayerId
-from cuckoo_bot.domain.state import Act, ActKind
+from cuckoo_bot.domain.state import Act, ActKind, passed_before
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.render.common import (
     Known,
@@ -19,7 +19,6 @@ from cuckoo_bot.transport.render.common import (
     hearts,
     keys,
     name_of,
-    passed_before,
     queen_blocked,
 )
 
