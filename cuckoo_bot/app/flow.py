@@ -86,7 +86,8 @@ async def advance(
         # The summary's "Play again" key works for as long as a lobby stays open; then it
         # comes off (an abandoned game has no key).
         game.deadline = now + timedelta(seconds=deps.lobby_timeout) if state.winners else None
-        notices.summary(state, await record_result(uow, game, now))
+        changes, stakes = await record_result(uow, game, now)
+        notices.summary(state, changes, stakes)
     elif paused:
         game.deadline = now + timedelta(seconds=deps.reveal_pause)
     else:

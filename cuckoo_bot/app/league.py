@@ -13,7 +13,9 @@ from cuckoo_bot.app.model import (
     GLOBAL_SCOPE,
     Game,
     RatingChange,
+    StakesResult,
     Standing,
+    is_computer,
     shared_places,
 )
 from cuckoo_bot.app.ports import UnitOfWork
@@ -60,18 +62,56 @@ def results_of(game: Game) -> list[PlayerResult]:
     return results
 
 
-async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[RatingChange, ...]:
-    """Count a finished game in the chat's and the global tables, this season and all time.
+def settle_stakes(game: Game, carried: int) -> tuple[StakesResult, dict[PlayerId, int]]:
+    """A won game played for stakes: every seat put one chip in the pot, and one more for each
+    life it lost (going out by leaving loses the lives left, as the league counts them); the
+    pot, with what the group's last pot left (``carried``), goes to the winner, split evenly
+    on a shared win. What cannot be split, and a computer seat's share (it keeps no chips),
+    stays for the group's next pot. Also each person's chips won less chips paid."""
+    state = game.state
+    assert state is not None and state.winners
+    results = results_of(game)
+    paid = {r.player: 1 + r.lives_lost for r in results}
+    pot = carried + sum(paid.values())
+    share, left = divmod(pot, len(state.winners))
+    takes = tuple((w, share) for w in state.winners if not is_computer(w))
+    left += share * (len(state.winners) - len(takes))
+    won = dict(takes)
+    moved = {p: won.get(p, 0) - chips for p, chips in paid.items() if not is_computer(p)}
+    return StakesResult(pot=pot, takes=takes, left=left), moved
+
+
+def pot_so_far(game: Game) -> int:
+    """The pot of a game played for stakes, as it stands: what the group's last pot left, one
+    chip a seat, one a life lost."""
+    state = game.state
+    carried = game.chat.pot if game.chat is not None else 0
+    if state is None:
+        return carried
+    return carried + sum(1 + state.rules.lives - seat.lives for seat in state.seats)
+
+
+async def record_result(
+    uow: UnitOfWork, game: Game, now: datetime
+) -> tuple[tuple[RatingChange, ...], StakesResult | None]:
+    """Count a finished game in the chat's and the global tables, this season and all time;
+    a game played for stakes moves its players' chips in the chat's tables and the pot.
 
     Returns how each player's points moved in the chat's table this month, with their place
-    there now, for the end-of-game summary.
+    there now, and how the stakes were settled, for the end-of-game summary.
     """
     state = game.state
     if state is None or state.abandoned:
-        return ()
+        return (), None
+    stakes: StakesResult | None = None
+    chips: dict[PlayerId, int] = {}
+    if state.rules.stakes and state.winners:
+        # Locked until the game's transaction commits (one game at a time per group anyway).
+        stakes, chips = settle_stakes(game, await uow.chats.take_pot(game.chat_id))
+        await uow.chats.put_pot(game.chat_id, stakes.left)
     humans = [r for r in results_of(game) if r.player > 0]
     if not humans:
-        return ()
+        return (), stakes
     ids = [r.player for r in humans]
     changes: dict[PlayerId, int] = {}
     for scope in (game.chat_id, GLOBAL_SCOPE):
@@ -88,6 +128,8 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[Rat
                 row.shared_wins += int(result.shared)
                 row.lives_lost += result.lives_lost
                 row.rounds_survived += result.rounds_survived
+                if scope == game.chat_id:  # chips are a group's
+                    row.chips += chips.get(result.player, 0)
                 await uow.standings.save(row)
             if scope == game.chat_id and season != ALL_TIME:
                 changes = {pid: rows[pid].points - before[pid] for pid in ids}
@@ -95,7 +137,7 @@ async def record_result(uow: UnitOfWork, game: Game, now: datetime) -> tuple[Rat
     places = dict(zip((s.player_id for s in table), shared_places(table), strict=True))
     return tuple(
         RatingChange(player=pid, points=changes[pid], place=places.get(pid, 0)) for pid in ids
-    )
+    ), stakes
 
 
 def _rate(rows: dict[PlayerId, Standing], results: list[PlayerResult]) -> None:

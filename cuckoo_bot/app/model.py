@@ -88,6 +88,9 @@ class Chat:
     turn_timeout: float | None = None  # None: the operator's default
     migrated_from: int | None = None
     active: bool = True  # False once the bot was removed
+    # Stakes: chips left in the group's pot for its next game (a shared win's remainder, a
+    # computer seat's winnings). Written only by a game's end (``ChatRepository.put_pot``).
+    pot: int = 0
 
 
 @dataclass
@@ -172,6 +175,7 @@ class Standing:
     rounds_survived: int = 0
     rating_mu: float = 25.0
     rating_sigma: float = 25.0 / 3
+    chips: int = 0  # stakes: chips won less chips paid into pots (a group's tables only)
 
     @property
     def rating(self) -> float:
@@ -182,6 +186,16 @@ class Standing:
     def points(self) -> int:
         """The rating as players see it: a whole number, ten points to one of OpenSkill's."""
         return round(10 * self.rating)
+
+
+@dataclass(frozen=True)
+class StakesResult:
+    """A game played for stakes, settled: the pot, what each winner took, what stays for the
+    group's next pot (what cannot be split, and a computer seat's share)."""
+
+    pot: int
+    takes: tuple[tuple[PlayerId, int], ...]
+    left: int
 
 
 @dataclass(frozen=True)

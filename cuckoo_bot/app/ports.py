@@ -21,7 +21,17 @@ class ChatRepository(Protocol):
 
     async def add(self, chat: Chat) -> None: ...
 
-    async def save(self, chat: Chat) -> None: ...
+    async def save(self, chat: Chat) -> None:
+        """Write the chat's title, language, settings and state (never its pot)."""
+        ...
+
+    async def take_pot(self, chat_id: int) -> int:
+        """The chips left in the group's pot, locked until the transaction ends."""
+        ...
+
+    async def put_pot(self, chat_id: int, chips: int) -> None:
+        """What a game's end leaves in the group's pot for its next game."""
+        ...
 
     async def migrate(self, old_id: int, new_id: int) -> None:
         """Move a chat, its games and its league table to the supergroup id ``new_id``."""

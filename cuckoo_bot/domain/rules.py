@@ -47,6 +47,9 @@ class HouseRules:
     # weakly than a King: the asker keeps their card and asks the player after her holder
     # instead, once (``engine._swap`` has the whole rule).
     queens_block: bool = False
+    # Stakes: the game is played for chips kept in the group's league (one each into the pot,
+    # one more for every life lost; the winner takes it). No rule of play changes with it.
+    stakes: bool = False
     # Fast turns: letting the turn clock run out costs one life at that round's reveal.
     fast_turns: bool = False
     # A player who lets this many turns in a row time out is removed at the next deal.

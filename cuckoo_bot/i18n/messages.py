@@ -58,8 +58,13 @@ MESSAGES: dict[str, str] = {
         "• The last player left wins. If everyone left goes out in the same reveal, {final_tie}\n"
         "• If you leave mid-round, the cards are gathered and dealt again; nobody loses a life.\n"
         "• You have {timeout} seconds per turn; if the time runs out you keep your card{fast}."
-        " Miss two turns in a row and you leave the game at the next deal.\n\n"
+        " Miss two turns in a row and you leave the game at the next deal.{stakes}\n\n"
         "{line}"
+    ),
+    "rules_stakes_told": (
+        "\n• Here the game is played for stakes: everyone puts a chip in the pot, and one more"
+        " for every life they lose; the winner takes the pot (a shared win splits it, and what"
+        " cannot be split stays for the group's next game). /leaderboard keeps everyone's chips."
     ),
     "rules_deal_passes": "the deal then passes to the left, skipping players who are out.",
     "rules_deal_stays": (
@@ -94,6 +99,7 @@ MESSAGES: dict[str, str] = {
     "rules_double_cut": "the dealer may cut twice",
     "rules_dealer_stays": "the dealer stays",
     "rules_queens_block": "Coucou's Queens",
+    "rules_stakes": "played for stakes",
     "rules_sudden_death": "sudden death on a final tie",
     "rules_max_players": "up to {max_players} players",
     "rules_clock": "{seconds} s a turn, then you keep",
@@ -167,6 +173,7 @@ MESSAGES: dict[str, str] = {
     "row_cut": "{name} {lives} · ✂️ cut from the deck",
     "row_cut_blocked": "{name} {lives} · 👑 cut {king}: set aside",
     "table_revealed": "👀 <b>Cards on the table!</b>",
+    "table_pot": "💰 Pot: {chips}",
     "table_revealed_lost": "💔 {names}",
     "table_revealed_out": "💀 {names} out",
     "table_cancelled": "The game was cancelled.",
@@ -245,11 +252,17 @@ MESSAGES: dict[str, str] = {
     "btn_history_private": "📜 Read it privately",
     "story_title": "📜 <b>Game #{game}</b>, round by round",
     "summary_rounds": "📋 {rounds}",
+    "pot_taken": "💰 {name} takes the pot: {chips}.",
+    "pot_shared": "💰 The pot of {chips} is shared: {each} each to {names}.",
+    "pot_left.one": "🪙 {n} chip stays in the pot for the group's next game.",
+    "pot_left.other": "🪙 {n} chips stay in the pot for the group's next game.",
     # The end of a game in the group: everyone in the order they finished, the round they went
     # out in, the points the game won or cost them in this month's table, and their place there.
     "summary_podium": "🏅 <b>How it ended</b>",
     "podium_out": "out in round {round}",
     "podium_month": "#{place} this month",
+    "count_chips.one": "{n} chip",
+    "count_chips.other": "{n} chips",
     "count_points.one": "{sign}{n} point",
     "count_points.other": "{sign}{n} points",
     "btn_play_again": "🔁 Play again",
@@ -354,6 +367,7 @@ MESSAGES: dict[str, str] = {
     "league_all_time": "All time",
     "league_empty": "No finished games yet.",
     "league_same": "{label}, and all time",
+    "league_chips": "🪙 Chips: {chips}",
     # Columns of a 32-character monospace table: rank, name (12), points, games, wins.
     "league_header": "#  Player         Pts Games Wins",
     "stats_title": "📊 <b>Your record</b>",
@@ -385,6 +399,8 @@ MESSAGES: dict[str, str] = {
         " still in).\n"
         "• <b>Coucou's Queens</b>: a Queen refuses a swap too, more weakly: the asker asks the"
         " player after her instead.\n"
+        "• <b>Stakes</b>: each player puts a chip in the pot, and one more for every life lost;"
+        " the winner takes it. /leaderboard keeps everyone's chips.\n"
         "• <b>Fast turns</b>: running out of time also costs a life at the reveal.\n"
         "• <b>Turn time</b>: the seconds each player has to decide.\n"
         "• <b>Name</b>: Cuckoo, Chase the Ace or Ranter-Go-Round, the game's regional names (the"
@@ -397,6 +413,7 @@ MESSAGES: dict[str, str] = {
     "setting_double_cut": "Dealer's double cut: {value}",
     "setting_dealer_stays": "Dealer stays: {value}",
     "setting_queens_block": "Coucou's Queens: {value}",
+    "setting_stakes": "Stakes: {value}",
     "setting_fast_turns": "Fast turns: {value}",
     "setting_turn_timeout": "Turn time: {value} s",
     "setting_name": "Name: {value}",

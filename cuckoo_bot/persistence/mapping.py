@@ -54,6 +54,7 @@ def chat_from_row(row: ChatRow) -> Chat:
         turn_timeout=_turn_timeout(row.settings),
         migrated_from=row.migrated_from,
         active=row.active,
+        pot=row.pot,
     )
 
 
@@ -239,6 +240,7 @@ def standing_values(standing: Standing) -> dict[str, Any]:
         "rounds_survived": standing.rounds_survived,
         "rating_mu": standing.rating_mu,
         "rating_sigma": standing.rating_sigma,
+        "chips": standing.chips,
     }
 
 
@@ -254,4 +256,5 @@ def standing_from_row(row: StandingRow) -> Standing:
         rounds_survived=row.rounds_survived,
         rating_mu=row.rating_mu,
         rating_sigma=row.rating_sigma,
+        chips=row.chips,
     )

@@ -68,6 +68,8 @@ class ChatRow(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(json_type())
     migrated_from: Mapped[int | None] = mapped_column(BigInteger)
     active: Mapped[bool] = mapped_column(Boolean)
+    # Stakes: chips left for the group's next pot (only a game's end writes it).
+    pot: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
 
@@ -260,6 +262,7 @@ class StandingRow(Base):
     rounds_survived: Mapped[int] = mapped_column(Integer)
     rating_mu: Mapped[float] = mapped_column(Double)
     rating_sigma: Mapped[float] = mapped_column(Double)
+    chips: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 metadata = Base.metadata

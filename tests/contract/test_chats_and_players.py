@@ -29,6 +29,31 @@ async def test_chat_round_trip_keeps_house_rules(uow_factory: UnitOfWorkFactory)
         assert await uow.chats.get(CHAT_ID, lock=True) == changed
 
 
+async def test_a_groups_pot_is_written_only_by_a_games_end_and_moves_with_the_chat(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    async with uow_factory() as uow:
+        await uow.chats.add(chat())
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.take_pot(CHAT_ID) == 0
+        await uow.chats.put_pot(CHAT_ID, 3)
+        await uow.commit()
+    async with uow_factory() as uow:
+        stale = await uow.chats.get(CHAT_ID)
+        assert stale is not None and stale.pot == 3
+        # A settings change saved from a copy read before the pot moved leaves the pot alone.
+        await uow.chats.save(replace(stale, title="Renamed", pot=0))
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.take_pot(CHAT_ID) == 3
+        await uow.chats.migrate(CHAT_ID, CHAT_ID - 1)
+        await uow.commit()
+    async with uow_factory() as uow:
+        assert await uow.chats.take_pot(CHAT_ID - 1) == 3
+        assert await uow.chats.take_pot(CHAT_ID) == 0  # no such chat any more
+
+
 async def test_player_upsert_keeps_what_is_known(uow_factory: UnitOfWorkFactory) -> None:
     ann = Player(id=7_000_000_001, first_name="Ann", username="ann", language="es", can_dm=True)
     async with uow_factory() as uow:

@@ -58,7 +58,9 @@ async def test_standings_table_best_rating_then_wins(uow_factory: UnitOfWorkFact
 
 
 async def test_claiming_lines_makes_the_missing_ones(uow_factory: UnitOfWorkFactory) -> None:
-    known = Standing(A, CHAT_ID, "2026-11", games=3, wins=1, rating_mu=30.0, rating_sigma=5.0)
+    known = Standing(
+        A, CHAT_ID, "2026-11", games=3, wins=1, rating_mu=30.0, rating_sigma=5.0, chips=-4
+    )
     async with uow_factory() as uow:
         await seed(uow)
         await uow.standings.save(known)

@@ -99,6 +99,7 @@ GAMES = [
     pytest.param(4, "en", ("dealer_stays=1",), id="4-players-en-dealer_stays"),
     pytest.param(4, "es", ("name=chase_the_ace",), id="4-players-es-name_chase_the_ace"),
     pytest.param(4, "fr", ("queens_block=1",), id="4-players-fr-queens_block"),
+    pytest.param(3, "es", ("stakes=1",), id="3-players-es-stakes"),
 ]
 
 

@@ -82,6 +82,8 @@ GAMES: dict[str, Any] = {
     "dealer_stays": lambda: _play([11, 12, 13, 14], HouseRules(dealer_stays=True), seed=5),
     # Three Queens send an ask on, one of them to a block.
     "queens": lambda: _play([11, 12, 13, 14, 15, 16], HouseRules(queens_block=True), seed=27),
+    # Played for stakes: the rules core plays it as any game (the chips are the league's).
+    "stakes": lambda: _play([11, 12, 13, -1], HouseRules(stakes=True), seed=6),
 }
 
 

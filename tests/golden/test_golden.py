@@ -14,7 +14,7 @@ from cuckoo_bot.domain.rules import HouseRules
 
 # State fields, and house rules, the recordings predate (each loads with its default).
 NEWER_FIELDS = {"last_reveal"}
-NEWER_RULES = {"dealer_stays", "name", "queens_block"}
+NEWER_RULES = {"dealer_stays", "name", "queens_block", "stakes"}
 
 GAMES = sorted(Path(__file__).parent.glob("*.json"))
 
@@ -26,6 +26,7 @@ def test_the_golden_games_are_there() -> None:
         "shared_victory",
         "dealer_stays",
         "queens",
+        "stakes",
     }
 
 

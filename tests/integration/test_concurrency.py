@@ -103,6 +103,57 @@ async def test_thirty_games_sharing_a_player_that_end_at_once_all_count_in_the_l
             }
 
 
+async def test_thirty_games_for_stakes_that_end_at_once_lose_no_chip(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """Games played for stakes in three groups, ending at once: every chip paid in is in a
+    player's line or in the group's pot (the pots' remainders carry from game to game)."""
+    from dataclasses import replace
+
+    from cuckoo_bot.app.league import record_result, season_of
+    from cuckoo_bot.app.model import ALL_TIME, Game
+    from cuckoo_bot.domain.engine import new_game
+    from cuckoo_bot.domain.rules import HouseRules
+    from cuckoo_bot.domain.state import Phase
+    from tests.integration.builders import START, chat
+
+    rules = HouseRules(stakes=True)
+    groups = [-200_000 - i for i in range(3)]
+    async with uow_factory() as uow:
+        await seed(uow)
+        for group in groups:
+            await uow.chats.add(chat(group, rules=rules))
+        await uow.commit()
+    ann, bea, cid = (p.id for p in PLAYERS[:3])
+
+    def finished(chat_id: int, winners: tuple[int, ...]) -> Game:
+        state = new_game([ann, bea, cid], rules, first_dealer=ann)
+        # The winners kept a life each unless they share the win (out together on a last one).
+        seats = tuple(
+            replace(s, lives=1 if s.player in winners and len(winners) == 1 else 0)
+            for s in state.seats
+        )
+        done = replace(state, seats=seats, phase=Phase.FINISHED, winners=winners, rounds_dealt=4)
+        return Game(chat_id, ann, rules, 60.0, START, id=1, state=done)
+
+    outcomes = [(ann,), (bea,), (ann, bea), (ann, bea, cid), (cid,)]
+    games = [finished(groups[i % 3], outcomes[i % 5]) for i in range(30)]
+
+    async def end(game: Game) -> None:
+        async with uow_factory() as uow:
+            await record_result(uow, game, START)
+            await uow.commit()
+
+    await asyncio.gather(*(end(g) for g in games))
+    async with uow_factory(read_only=True) as uow:
+        for group in groups:
+            pot = await uow.chats.take_pot(group)
+            for season in (season_of(START), ALL_TIME):
+                rows = await uow.standings.get_many(group, season, [ann, bea, cid])
+                assert sum(r.games for r in rows.values()) == 30  # ten games of three
+                assert sum(r.chips for r in rows.values()) + pot == 0, (group, season, rows)
+
+
 async def test_twenty_play_again_taps_at_once_seat_twenty_in_one_lobby(
     uow_factory: UnitOfWorkFactory, clock: StepClock, caplog: pytest.LogCaptureFixture
 ) -> None:

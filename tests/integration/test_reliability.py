@@ -369,6 +369,7 @@ house_rules = st.builds(
     double_cut=st.booleans(),
     dealer_stays=st.booleans(),
     queens_block=st.booleans(),
+    stakes=st.booleans(),
     fast_turns=st.booleans(),
     idle_turn_limit=st.integers(1, 2),
 )

@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from cuckoo_bot.app.model import GameStatus, RatingChange
+from cuckoo_bot.app.model import GameStatus, RatingChange, StakesResult
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Move, PlayerId
 from cuckoo_bot.domain.cards import Card
@@ -148,6 +148,7 @@ class GameOverView:
     rounds: int = 0
     out: tuple[Exit, ...] = ()  # in the order players went out
     changes: tuple[RatingChange, ...] = ()  # the group's table this month
+    stakes: StakesResult | None = None  # a game played for stakes: who took the pot
     # Everyone in the order they finished, with their place (players out together share it).
     places: tuple[tuple[PlayerId, int], ...] = ()
     # The "Play again" key's time is up: it comes off the summary (nothing else changes).

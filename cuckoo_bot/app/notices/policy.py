@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar
 
-from cuckoo_bot.app.model import RatingChange, is_computer
+from cuckoo_bot.app.model import RatingChange, StakesResult, is_computer
 from cuckoo_bot.app.notices.kinds import NoticeKind
 from cuckoo_bot.app.notices.payloads import (
     Announcement,
@@ -279,8 +279,14 @@ class Bulletin:
         GameAbandoned: _abandoned,
     }
 
-    def summary(self, state: GameState, changes: tuple[RatingChange, ...]) -> None:
-        """Add the game's summary to its end: rounds, who went out when, the league's moves."""
+    def summary(
+        self,
+        state: GameState,
+        changes: tuple[RatingChange, ...],
+        stakes: StakesResult | None = None,
+    ) -> None:
+        """Add the game's summary to its end: rounds, who went out when, the league's moves,
+        and who took the pot of a game played for stakes."""
         notice = self._items.get(("over",))
         if notice is None or not isinstance(notice.payload, GameOverView):
             return
@@ -300,6 +306,7 @@ class Bulletin:
             out=tuple(out),
             changes=changes,
             places=places if state.winners else (),
+            stakes=stakes,
         )
         if not state.winners:
             return

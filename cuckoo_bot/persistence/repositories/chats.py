@@ -56,6 +56,20 @@ class SqlChats:
             .execution_options(synchronize_session=False)
         )
 
+    async def take_pot(self, chat_id: int) -> int:
+        found = await self._s.session.scalar(
+            select(ChatRow.pot).where(ChatRow.id == chat_id).with_for_update()
+        )
+        return int(found or 0)
+
+    async def put_pot(self, chat_id: int, chips: int) -> None:
+        await self._s.session.execute(
+            update(ChatRow)
+            .where(ChatRow.id == chat_id)
+            .values(pot=chips)
+            .execution_options(synchronize_session=False)
+        )
+
     async def migrate(self, old_id: int, new_id: int) -> None:
         """Move the chat row, its games and its league rows to ``new_id``.
 
@@ -72,13 +86,13 @@ class SqlChats:
         replaced = await self._s.rowcount(
             update(ChatRow)
             .where(ChatRow.id == new_id)
-            .values(**chat_values(chat), updated_at=now)
+            .values(**chat_values(chat), pot=old.pot, updated_at=now)
             .execution_options(synchronize_session=False)
         )
         if not replaced:
             await s.execute(
                 insert(ChatRow).values(
-                    **chat_values(chat), created_at=old.created_at, updated_at=now
+                    **chat_values(chat), pot=old.pot, created_at=old.created_at, updated_at=now
                 )
             )
         await s.execute(

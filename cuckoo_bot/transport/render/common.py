@@ -107,6 +107,8 @@ class Part:
             house.append(t(lang, "rules_dealer_stays"))
         if rules.queens_block:
             house.append(t(lang, "rules_queens_block"))
+        if rules.stakes:
+            house.append(t(lang, "rules_stakes"))
         if rules.final_tie is FinalTie.SUDDEN_DEATH:
             house.append(t(lang, "rules_sudden_death"))
         if rules.max_players != CLASSIC.max_players:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from cuckoo_bot.app.model import Game
+from cuckoo_bot.app.model import Game, StakesResult
 from cuckoo_bot.app.notices import Announcement, GameOverView, Notice, TurnView
 from cuckoo_bot.domain.events import (
     Event,
@@ -76,6 +76,8 @@ class GroupPart(Part):
             lines = [t(lang, "game_won_shared", names=", ".join(names))]
         else:
             lines = [t(lang, "game_won", name=names[0])]
+        if view.stakes is not None:
+            lines += self._pot(view.stakes, players, lang)
         if view.rounds:
             rounds = self.tr.count(lang, "count_rounds", view.rounds)
             lines += ["", t(lang, "summary_rounds", rounds=rounds)]
@@ -86,6 +88,21 @@ class GroupPart(Part):
             data = keydata.KeyData(keydata.AGAIN, game.id).encode()
             keyboard = keys([[(t(lang, "btn_play_again"), data)]])
         return Rendered(fit("\n".join(lines)), keyboard)
+
+    def _pot(self, stakes: StakesResult, players: Players, lang: str) -> list[str]:
+        """Who took the pot of a game played for stakes, and what stays for the next one."""
+        t, count = self.tr.t, self.tr.count
+        names = ", ".join(name_of(players, p) for p, _ in stakes.takes)
+        pot = count(lang, "count_chips", stakes.pot)
+        lines = []
+        if len(stakes.takes) == 1:
+            lines.append(t(lang, "pot_taken", name=names, chips=pot))
+        elif stakes.takes:
+            each = count(lang, "count_chips", stakes.takes[0][1])
+            lines.append(t(lang, "pot_shared", names=names, chips=pot, each=each))
+        if stakes.left:
+            lines.append(count(lang, "pot_left", stakes.left))
+        return lines
 
     def _podium(self, view: GameOverView, players: Players, lang: str) -> list[str]:
         """Everyone in the order they finished (players out in the same round share a place),

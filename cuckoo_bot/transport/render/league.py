@@ -14,10 +14,16 @@ NAME_WIDTH = 12  # graphemes in the table's name column
 LINE_WIDTH = 32  # a phone's monospace line: no row of the table is wider
 
 
-def _figures(league: League) -> list[tuple[int, int, int, int]]:
-    """What a table shows of each row: who, points, games, wins (shared ones counted)."""
+def _figures(league: League) -> list[tuple[int, ...]]:
+    """What a table shows of each row: who, points, games, wins (shared ones counted), chips."""
     return [
-        (r.player.id, r.standing.points, r.standing.games, r.standing.wins + r.standing.shared_wins)
+        (
+            r.player.id,
+            r.standing.points,
+            r.standing.games,
+            r.standing.wins + r.standing.shared_wins,
+            r.standing.chips,
+        )
         for r in league.rows
     ]
 
@@ -53,6 +59,14 @@ class LeaguePart(Part):
             name = FSI + name + PDI + " " * max(0, NAME_WIDTH - graphemes(name))
             table.append(f"{row.rank:<2} {name} {s.points:>5d} {s.games:>5} {wins:>4}")
         lines.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
+        chips = [(row, row.standing.chips) for row in league.rows if row.standing.chips]
+        if chips:  # a group that plays for stakes: each player's chips, won less paid
+            each = [
+                f"{user_text(row.player.display_name, t(lang, 'player_n', n=row.rank))}"
+                f" {'+' if n > 0 else '−'}{abs(n)}"
+                for row, n in chips
+            ]
+            lines.append(t(lang, "league_chips", chips=" · ".join(each)))
         return fit("\n".join(lines))
 
     def stats(self, lang: str, stats: dict[str, Standing | None]) -> str:

@@ -25,6 +25,7 @@ class SettingsPart(Part):
             deal=t(lang, "rules_deal_stays" if rules.dealer_stays else "rules_deal_passes"),
             swap=t(lang, f"rules_swap_{block}"),
             queens=t(lang, "rules_queens_pass" if rules.queens_block else "rules_queens_none"),
+            stakes=t(lang, "rules_stakes_told") if rules.stakes else "",
             cut=t(lang, f"rules_cut_{block}"),
             final_tie=t(
                 lang,

@@ -140,8 +140,16 @@ class FakeChats:
         self.w.chats[chat.id] = copy.copy(chat)
 
     async def save(self, chat: Chat) -> None:
-        if chat.id in self.w.chats:
-            self.w.chats[chat.id] = copy.copy(chat)
+        if chat.id in self.w.chats:  # the pot is only a game's end's to write
+            self.w.chats[chat.id] = replace(chat, pot=self.w.chats[chat.id].pot)
+
+    async def take_pot(self, chat_id: int) -> int:
+        chat = self.w.chats.get(chat_id)
+        return chat.pot if chat is not None else 0
+
+    async def put_pot(self, chat_id: int, chips: int) -> None:
+        if chat_id in self.w.chats:
+            self.w.chats[chat_id] = replace(self.w.chats[chat_id], pot=chips)
 
     async def migrate(self, old_id: int, new_id: int) -> None:
         chat = self.w.chats.pop(old_id, None)

@@ -47,6 +47,8 @@ SAMPLE: dict[str, object] = {
     "king": "K♠",
     "queen": "Q♥",
     "via": html.escape("Bea & co"),
+    "chips": "13 chips",
+    "each": "6 chips",
     "game_name": "Chase the Ace",
     "cards": f"{NAME} K♠, {NAME} 2♥",
     "round": 3,
@@ -98,6 +100,7 @@ def sample(language: str) -> dict[str, object]:
             "rules_double_cut",
             "rules_dealer_stays",
             "rules_queens_block",
+            "rules_stakes",
             "rules_lives",
             "rules_max_players",
             "rules_clock_fast",
@@ -109,6 +112,7 @@ def sample(language: str) -> dict[str, object]:
     values["call"] = text.get("call_chase_the_ace", MESSAGES["call_chase_the_ace"])
     values["swap"] = text.get("rules_swap_block", MESSAGES["rules_swap_block"])
     values["queens"] = text.get("rules_queens_pass", MESSAGES["rules_queens_pass"])
+    values["stakes"] = text.get("rules_stakes_told", MESSAGES["rules_stakes_told"])
     values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])
     values["label"] = text.get("league_all_time", MESSAGES["league_all_time"])

@@ -382,3 +382,54 @@ def test_the_rules_tell_coucous_queens_while_they_are_on(lang: str) -> None:
     off = plain(renderer.rules(lang, HouseRules(), 90))
     assert plain(tr.t(lang, "rules_queens_none")) in off
     assert tr.t(lang, "rules_queens_pass") not in off
+
+
+STAKES = HouseRules(stakes=True)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_game_for_stakes_shows_its_pot_who_took_it_and_everyones_chips(lang: str) -> None:
+    from cuckoo_bot.app.model import Chat, StakesResult, Standing
+    from cuckoo_bot.app.notices import GameOverView
+    from cuckoo_bot.app.queries import League, LeagueRow
+
+    # Round 1 dealt: three seats in, 2 chips carried from the group's last pot.
+    state, _ = played([Deal(dealt(["2S", "9H", "6S"], []))], STAKES)
+    at_table = game(state, STAKES)
+    at_table.chat = Chat(-100, pot=2)
+    view = TableView(1, CAROL, (ANA, BOB, CAROL), (3, 3, 3), actor=ANA, turn=1)
+    notice = Notice(NoticeKind.TABLE, -100, view, 5, id=1, created_at=NOW)
+    shown = plain(renderer.table(notice, [], at_table, PEOPLE, lang).text)
+    assert plain(tr.t(lang, "table_pot", chips=tr.count(lang, "count_chips", 5))) in shown
+    assert tr.t(lang, "rules_stakes") in shown  # the first table's rules line
+    told_rules = plain(renderer.rules(lang, STAKES, 90))
+    assert plain(tr.t(lang, "rules_stakes_told")).strip() in told_rules
+    assert plain(tr.t(lang, "rules_stakes_told")).strip() not in plain(
+        renderer.rules(lang, HouseRules(), 90)
+    )
+    cast = Cast(PEOPLE, [ANA, BOB, CAROL], "Player {n}")
+    # A shared win: 13 chips, 6 each, 1 left for the next game.
+    over = GameOverView(
+        winners=(ANA, BOB),
+        shared=True,
+        stakes=StakesResult(pot=13, takes=((ANA, 6), (BOB, 6)), left=1),
+    )
+    told = plain(renderer.game_over(over, None, cast, lang).text)
+    names = "\u2068Ana\u2069, \u2068Bob\u2069"
+    each = tr.count(lang, "count_chips", 6)
+    pot = tr.count(lang, "count_chips", 13)
+    assert plain(tr.t(lang, "pot_shared", names=names, chips=pot, each=each)) in told
+    assert plain(tr.count(lang, "pot_left", 1)) in told
+    alone = GameOverView(winners=(ANA,), stakes=StakesResult(pot=9, takes=((ANA, 9),), left=0))
+    told = plain(renderer.game_over(alone, None, cast, lang).text)
+    chips = tr.count(lang, "count_chips", 9)
+    assert plain(tr.t(lang, "pot_taken", name="\u2068Ana\u2069", chips=chips)) in told
+    # /leaderboard: everyone's chips, won less paid, under the table.
+    rows = [
+        LeagueRow(1, PEOPLE[ANA], Standing(ANA, -100, "2026-12", games=2, chips=7)),
+        LeagueRow(2, PEOPLE[BOB], Standing(BOB, -100, "2026-12", games=2, chips=-7)),
+    ]
+    table = plain(renderer.league(lang, League(-100, "2026-12", rows), "Club", "2026-12"))
+    assert (
+        plain(tr.t(lang, "league_chips", chips="\u2068Ana\u2069 +7 · \u2068Bob\u2069 −7")) in table
+    )
