@@ -12,6 +12,7 @@ from cuckoo_bot.app.model import (
     ALL_TIME,
     GLOBAL_SCOPE,
     Game,
+    GameStatus,
     RatingChange,
     StakesResult,
     Standing,
@@ -20,7 +21,7 @@ from cuckoo_bot.app.model import (
 )
 from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.domain.actions import PlayerId
-from cuckoo_bot.domain.state import finishing_ranks
+from cuckoo_bot.domain.state import finishing_ranks, pot_of
 
 _MODEL = PlackettLuce()
 
@@ -81,14 +82,13 @@ def settle_stakes(game: Game, carried: int) -> tuple[StakesResult, dict[PlayerId
     return StakesResult(pot=pot, takes=takes, left=left), moved
 
 
-def pot_so_far(game: Game) -> int:
-    """The pot of a game played for stakes, as it stands: what the group's last pot left, one
-    chip a seat, one a life lost."""
+def pot_so_far(game: Game) -> int | None:
+    """The pot of a running game played for stakes (None otherwise): once the game is over,
+    its pot is settled and the group's holds what it left for the next one."""
     state = game.state
-    carried = game.chat.pot if game.chat is not None else 0
-    if state is None:
-        return carried
-    return carried + sum(1 + state.rules.lives - seat.lives for seat in state.seats)
+    if state is None or not state.rules.stakes or game.status is not GameStatus.RUNNING:
+        return None
+    return pot_of(state, game.chat.pot if game.chat is not None else 0)
 
 
 async def record_result(

@@ -176,3 +176,9 @@ def finishing_ranks(state: GameState) -> dict[PlayerId, int]:
         else:
             ranks[player] = index + 1
     return ranks
+
+
+def pot_of(state: GameState, carried: int) -> int:
+    """Stakes: the pot as it stands, what the group's last pot left (``carried``), one chip a
+    seat and one a life lost (leaving loses the lives left, as the league counts them)."""
+    return carried + sum(1 + state.rules.lives - seat.lives for seat in state.seats)

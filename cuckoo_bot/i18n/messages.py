@@ -457,6 +457,7 @@ MESSAGES: dict[str, str] = {
     "web_name_ranter_go_round": "Ranter-Go-Round",
     "web_loading": "Laying out the table…",
     "web_round": "Round {round}",
+    "web_pot": "💰 Pot: {n}",
     "web_your_turn": "Your turn!",
     "web_turn_of": "{name}'s turn",
     "web_seconds": "{seconds} s",

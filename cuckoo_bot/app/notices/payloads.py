@@ -73,6 +73,7 @@ class TableView:
     gathered: bool = False  # ended without a reveal: a misdeal, or the last opponent left
     closed: bool = False  # the game was cancelled during the round
     deadline: datetime | None = None  # when the turn in play runs out
+    pot: int | None = None  # stakes: the pot as it stands (None: not played for stakes)
 
     @property
     def final(self) -> bool:

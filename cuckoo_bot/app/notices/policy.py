@@ -52,7 +52,7 @@ from cuckoo_bot.domain.events import (
     SuddenDeathStarted,
     Swapped,
 )
-from cuckoo_bot.domain.state import GameState, Phase, finishing_ranks
+from cuckoo_bot.domain.state import GameState, Phase, finishing_ranks, pot_of
 
 
 class Bulletin:
@@ -60,8 +60,16 @@ class Bulletin:
     private notice per player and purpose; each keeps the place of its first mention and the
     content of its last."""
 
-    def __init__(self, chat_id: int, game_id: int, thread_id: int | None, state: GameState | None):
+    def __init__(
+        self,
+        chat_id: int,
+        game_id: int,
+        thread_id: int | None,
+        state: GameState | None,
+        carried: int = 0,
+    ):
         self._chat_id = chat_id
+        self._carried = carried  # stakes: what the group's last pot left for this game
         self._game_id = game_id
         self._thread_id = thread_id
         self._turn_before = state.turn if state is not None else None
@@ -108,6 +116,7 @@ class Bulletin:
             cuts_made=rnd.cuts_made,
             gathered=gathered,
             closed=closed,
+            pot=pot_of(state, self._carried) if state.rules.stakes else None,
         )
         if old is not None:
             assert isinstance(old.payload, TableView)

@@ -4,7 +4,6 @@ the round before ended; later rounds shown together fold under it."""
 
 from __future__ import annotations
 
-from cuckoo_bot.app.league import pot_so_far
 from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.notices import Notice, TableView
 from cuckoo_bot.domain.actions import PlayerId
@@ -39,8 +38,8 @@ class TablePart(Part):
         call = self.call(lang, game.rules)
         rows = self._rows(view, players, lang, call)
         body = ["", *rows, *self._status(view, game, players, lang)]
-        if game.rules.stakes:  # the pot as it grows: a chip a seat, one a life lost
-            chips = self.tr.count(lang, "count_chips", pot_so_far(game))
+        if view.pot is not None:  # stakes: the pot as it grows, a chip a seat, one a life lost
+            chips = self.tr.count(lang, "count_chips", view.pot)
             body.append(self.tr.t(lang, "table_pot", chips=chips))
         later = []
         for other in folded:

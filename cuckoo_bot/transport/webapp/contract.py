@@ -72,6 +72,7 @@ class TableJson(TypedDict):
     faces: dict[str, FaceJson]  # the face of each card in the seats, by its code: no other
     lang: str  # the game's language (the page's ``<html lang>``)
     name: GameNameCode  # what the group calls the game: the page's title
+    pot: int | None  # stakes: the pot of a running game as it stands (None: not for stakes)
 
 
 class TableView(TableJson):

@@ -17,6 +17,7 @@ from functools import cache
 
 from cuckoo_bot.app import live
 from cuckoo_bot.app.deps import Deps
+from cuckoo_bot.app.league import pot_so_far
 from cuckoo_bot.app.live import Seen
 from cuckoo_bot.domain.state import ActKind
 from cuckoo_bot.i18n.messages import MESSAGES
@@ -112,6 +113,7 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
         ),
         "lang": seen.language,
         "name": seen.game.rules.name.value,
+        "pot": pot_so_far(seen.game),
     }
 
 

@@ -22,13 +22,14 @@ from cuckoo_bot.app.model import (
     GLOBAL_SCOPE,
     Chat,
     Game,
+    GameStatus,
     StakesResult,
     Standing,
     shared_places,
 )
 from cuckoo_bot.domain.engine import new_game
 from cuckoo_bot.domain.rules import HouseRules
-from cuckoo_bot.domain.state import Phase
+from cuckoo_bot.domain.state import Phase, pot_of
 from tests.support import scenes
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
@@ -122,7 +123,11 @@ def test_the_winner_takes_a_chip_a_seat_one_a_life_and_what_the_last_pot_left() 
     stakes, moved = settle_stakes(ended({ANN: 3, BEA: 0, CID: 0}, (ANN,)), carried=2)
     assert stakes == StakesResult(pot=11, takes=((ANN, 11),), left=0)
     assert moved == {ANN: 10, BEA: -4, CID: -4}
-    assert pot_so_far(ended({ANN: 3, BEA: 0, CID: 0}, (ANN,), chat_pot=2)) == 11
+    over = ended({ANN: 3, BEA: 0, CID: 0}, (ANN,), chat_pot=2)
+    assert over.state is not None and pot_of(over.state, carried=2) == 11
+    assert pot_so_far(over) is None  # settled: the pot is no longer the game's
+    over.status = GameStatus.RUNNING
+    assert pot_so_far(over) == 11
 
 
 def test_a_shared_win_splits_the_pot_and_what_cannot_be_split_stays() -> None:

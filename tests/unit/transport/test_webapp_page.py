@@ -541,6 +541,14 @@ def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Open
     assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
 
 
+def test_a_game_for_stakes_shows_its_pot_beside_the_round(open_page: Opener) -> None:
+    scene = scenes.Scene(scenes.NAMES, dealer=ANA, rules=HouseRules(stakes=True)).start()
+    page, _ = open_page(scene.deal({ANA: "7D"}).view())
+    expect(page.locator("#round")).to_have_text("Round 1 · 💰 Pot: 6")  # a chip a seat
+    page, _ = open_page(scene.keep().view())  # someone lost a life at the reveal
+    expect(page.locator("#round")).to_have_text("Round 1 · 💰 Pot: 7")
+
+
 def test_the_page_reads_in_the_games_language(open_page: Opener) -> None:
     """The file says ``lang="en"``; a game in Spanish makes it ``es`` (screen readers, spelling),
     and a value that is not a language code is ignored."""

@@ -390,15 +390,18 @@ STAKES = HouseRules(stakes=True)
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_game_for_stakes_shows_its_pot_who_took_it_and_everyones_chips(lang: str) -> None:
     from cuckoo_bot.app.model import Chat, StakesResult, Standing
-    from cuckoo_bot.app.notices import GameOverView
+    from cuckoo_bot.app.notices import Bulletin, GameOverView
     from cuckoo_bot.app.queries import League, LeagueRow
 
     # Round 1 dealt: three seats in, 2 chips carried from the group's last pot.
     state, _ = played([Deal(dealt(["2S", "9H", "6S"], []))], STAKES)
     at_table = game(state, STAKES)
     at_table.chat = Chat(-100, pot=2)
-    view = TableView(1, CAROL, (ANA, BOB, CAROL), (3, 3, 3), actor=ANA, turn=1)
-    notice = Notice(NoticeKind.TABLE, -100, view, 5, id=1, created_at=NOW)
+    bulletin = Bulletin(-100, 5, None, state, carried=2)
+    bulletin.table(state)
+    (notice,) = bulletin.collected()
+    view = notice.payload
+    assert isinstance(view, TableView) and view.pot == 5
     shown = plain(renderer.table(notice, [], at_table, PEOPLE, lang).text)
     assert plain(tr.t(lang, "table_pot", chips=tr.count(lang, "count_chips", 5))) in shown
     assert tr.t(lang, "rules_stakes") in shown  # the first table's rules line

@@ -50,6 +50,7 @@
  * @property {Object<string, FaceJson>} faces
  * @property {string} lang
  * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
+ * @property {number | null} pot
  */
 
 /**
@@ -72,6 +73,7 @@
  * @property {Object<string, FaceJson>} faces
  * @property {string} lang
  * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
+ * @property {number | null} pot
  * @property {string} now
  */
 
@@ -95,6 +97,7 @@
  * @property {Object<string, FaceJson>} faces
  * @property {string} lang
  * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
+ * @property {number | null} pot
  * @property {string} now
  * @property {Object<string, string>} [strings]
  */

@@ -287,7 +287,9 @@ export function render() {
   const title = titleOf(S.t, view);
   document.title = title;
   $("title").textContent = title;
-  $("round").textContent = view && view.round && view.status !== "lobby" ? S.t("round", { round: view.round }) : "";
+  const round = view && view.round && view.status !== "lobby" ? S.t("round", { round: view.round }) : "";
+  const pot = view && view.pot !== null && view.pot !== undefined ? S.t("pot", { n: view.pot }) : "";
+  $("round").textContent = [round, pot].filter(Boolean).join(" · ");
   if (view && !S.fatal) {
     renderBanner(view);
     renderTable(view);
