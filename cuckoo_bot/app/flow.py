@@ -25,8 +25,7 @@ _MAX_AUTOMATIC_STEPS = 10_000
 
 
 def notices_for(game: Game) -> Bulletin:
-    carried = game.chat.pot if game.chat is not None else 0
-    return Bulletin(game.chat_id, game.id, game.thread_id, game.state, carried)
+    return Bulletin(game.chat_id, game.id, game.thread_id, game.state, game.carried)
 
 
 def apply_action(

@@ -88,7 +88,7 @@ def pot_so_far(game: Game) -> int | None:
     state = game.state
     if state is None or not state.rules.stakes or game.status is not GameStatus.RUNNING:
         return None
-    return pot_of(state, game.chat.pot if game.chat is not None else 0)
+    return pot_of(state, game.carried)
 
 
 async def record_result(

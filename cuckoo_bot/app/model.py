@@ -160,6 +160,12 @@ class Game:
         times = [t for t in (self.warn_at, self.deadline) if t is not None]
         return min(times) if times else None
 
+    @property
+    def carried(self) -> int:
+        """Stakes: what the group's last pot left, carried into this game's pot (until its end
+        settles it)."""
+        return self.chat.pot if self.chat is not None else 0
+
 
 @dataclass
 class Standing:

@@ -54,7 +54,8 @@ async def stalled(deps: Deps) -> tuple[list[int], Batch]:
                 continue
             if not await uow.outbox.unprompted(game_id):
                 continue  # asked meanwhile
-            asked = Bulletin(game.chat_id, game.id, game.thread_id, None)  # no turn before
+            # (no turn before)
+            asked = Bulletin(game.chat_id, game.id, game.thread_id, None, game.carried)
             batch.extend(await write_notices(uow, game, asked))
             await uow.commit()
         repaired.append(game_id)
