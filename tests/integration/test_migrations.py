@@ -33,7 +33,7 @@ async def _execute(url: URL, statement: str) -> None:
 
 async def test_upgrade_downgrade_upgrade_and_check(blank_database_url: URL) -> None:
     url = blank_database_url
-    head = "0009_outbox_game_asks"
+    head = "0010_stakes"
     await migrate.upgrade(url)
     assert await migrate.current(url) == head
     assert await _tables(url) == set(metadata.tables)
