@@ -7,9 +7,23 @@ import random
 
 import pytest
 
+from cuckoo_bot.app.model import Game
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from tests.databases import StepClock
 from tests.integration.builders import PLAYERS, lobby, seed
+
+
+async def end_at_once(uow_factory: UnitOfWorkFactory, games: list[Game]) -> None:
+    """Each game's end recorded in the league in its own transaction, all at once."""
+    from cuckoo_bot.app.league import record_result
+    from tests.integration.builders import START
+
+    async def end(game: Game) -> None:
+        async with uow_factory() as uow:
+            await record_result(uow, game, START)
+            await uow.commit()
+
+    await asyncio.gather(*(end(g) for g in games))
 
 
 async def test_locked_get_serializes_writers(uow_factory: UnitOfWorkFactory) -> None:
@@ -64,7 +78,7 @@ async def test_thirty_games_sharing_a_player_that_end_at_once_all_count_in_the_l
     """Each game's end reads and writes the shared player's global rows: none is lost."""
     from dataclasses import replace
 
-    from cuckoo_bot.app.league import record_result, season_of
+    from cuckoo_bot.app.league import season_of
     from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Game
     from cuckoo_bot.domain.engine import new_game
     from cuckoo_bot.domain.rules import HouseRules
@@ -87,12 +101,7 @@ async def test_thirty_games_sharing_a_player_that_end_at_once_all_count_in_the_l
 
     games = [finished(-100_000 - i, ann if i % 2 else bea) for i in range(30)]
 
-    async def end(game: Game) -> None:
-        async with uow_factory() as uow:
-            await record_result(uow, game, START)
-            await uow.commit()
-
-    await asyncio.gather(*(end(g) for g in games))
+    await end_at_once(uow_factory, games)
     async with uow_factory(read_only=True) as uow:
         for season in (season_of(START), ALL_TIME):
             rows = await uow.standings.get_many(GLOBAL_SCOPE, season, [ann, bea, cid])
@@ -110,7 +119,7 @@ async def test_thirty_games_for_stakes_that_end_at_once_lose_no_chip(
     player's line or in the group's pot (the pots' remainders carry from game to game)."""
     from dataclasses import replace
 
-    from cuckoo_bot.app.league import record_result, season_of
+    from cuckoo_bot.app.league import season_of
     from cuckoo_bot.app.model import ALL_TIME, Game
     from cuckoo_bot.domain.engine import new_game
     from cuckoo_bot.domain.rules import HouseRules
@@ -143,12 +152,7 @@ async def test_thirty_games_for_stakes_that_end_at_once_lose_no_chip(
     outcomes = [(ann,), (ann, bea, cid), (bea,), (ann, bea, cid), (bea, cid, dan)]
     games = [finished(groups[i % 3], outcomes[i % 5]) for i in range(30)]
 
-    async def end(game: Game) -> None:
-        async with uow_factory() as uow:
-            await record_result(uow, game, START)
-            await uow.commit()
-
-    await asyncio.gather(*(end(g) for g in games))
+    await end_at_once(uow_factory, games)
     async with uow_factory(read_only=True) as uow:
         for group in groups:
             pot = await uow.chats.take_pot(group)
