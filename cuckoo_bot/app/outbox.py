@@ -154,17 +154,18 @@ def _end(notice: Notice) -> bool:
 
 
 async def _drop_outlived(uow: UnitOfWork, notices: list[Notice]) -> list[Notice]:
-    """A game's end read back after a later game of its chat showed a message is not shown
-    again: a chat's notices are shown in order, so a process showed it and died before its
-    mark (shown now, it would stand under the new game's lobby and take the first copy's
-    Play again key). Marked passed over in the claim's transaction; one statement per end
-    read back, nothing per press."""
+    """A game's end read back after a newer notice of a later game showed a message in its
+    chat is not shown again: a chat's notices are shown in order, so a process showed it and
+    died before its mark (shown now, it would stand under the new game's lobby and take the
+    first copy's Play again key). A later game's message from an older notice (a player's
+    two games in two groups at once) says nothing. Marked passed over in the claim's
+    transaction; one statement per end read back, nothing per press."""
     outlived = [
         n
         for n in notices
         if _end(n)
         and n.game_id is not None
-        and await uow.messages.later_game_shown(n.chat_id, n.game_id)
+        and await uow.messages.later_game_shown(n.chat_id, n.game_id, after=n.id)
     ]
     if not outlived:
         return notices

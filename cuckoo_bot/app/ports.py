@@ -236,8 +236,9 @@ class MessageRepository(Protocol):
         """The messages notices put in the chat from ``low`` to ``high``, both included."""
         ...
 
-    async def later_game_shown(self, chat_id: int, game_id: int) -> bool:
-        """A game opened after game ``game_id`` has put a message in the chat."""
+    async def later_game_shown(self, chat_id: int, game_id: int, after: int) -> bool:
+        """A notice newer than notice ``after``, of a game opened after game ``game_id``, has
+        put a message in the chat."""
         ...
 
     async def prune(self, before: datetime) -> int:

@@ -762,38 +762,47 @@ async def test_a_second_copy_of_a_notice_that_shows_keys_is_found(
 async def test_a_games_end_read_back_after_a_later_game_showed_is_not_shown_again(
     uow_factory: UnitOfWorkFactory, clock: StepClock
 ) -> None:
-    """A chat's notices are shown in order: a game's end still unmarked when a later game of
-    the chat has shown a message was shown by a process that died before its mark. Read back,
-    it is passed over, not shown under the new game's lobby; an end whose chat has seen no
-    later game, and a Play again key's expiry, are still claimed."""
+    """A chat's notices are shown in order: a game's end still unmarked when a newer notice of
+    a later game has shown a message in its chat was shown by a process that died before its
+    mark. Read back, it is passed over, not shown under the new game's lobby; an end whose
+    chat has seen no later game, one whose later game's message came from an older notice (a
+    player in two groups' games at once), and a Play again key's expiry are still claimed."""
     async with uow_factory() as uow:
         await seed(uow)
         first = await uow.games.add(lobby(status=GameStatus.FINISHED))
         other = await uow.games.add(lobby(status=GameStatus.FINISHED))
         second = await uow.games.add(lobby())
         await uow.commit()
+    cid = PLAYERS[2].id
     notes = {
+        "cid early": Notice(NoticeKind.DEAL, cid, DealNote(1, ACE, 2, 1, 3), second.id),
         "end": Notice(NoticeKind.GAME_OVER, CHAT_ID, GameOverView(winners=(ANN,)), first.id),
         "close": Notice(NoticeKind.CLOSE, ANN, CloseNote(CloseReason.GAME_OVER, place=1), first.id),
         "expired": Notice(NoticeKind.GAME_OVER, CHAT_ID, GameOverView(expired=True), first.id),
         "elsewhere": Notice(NoticeKind.GAME_OVER, BEA, GameOverView(winners=(BEA,)), other.id),
         "lobby": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY, (ANN,)), second.id),
         "deal": Notice(NoticeKind.DEAL, ANN, DealNote(1, ACE, 2, 1, 3), second.id),
+        "cid close": Notice(
+            NoticeKind.CLOSE, cid, CloseNote(CloseReason.GAME_OVER, place=2), first.id
+        ),
     }
     ids = dict(zip(notes, await _add(uow_factory, list(notes.values())), strict=True))
     await _mark(
         uow_factory,
         Delivered(ids["lobby"], message_id=20),
         Delivered(ids["deal"], message_id=7),
+        Delivered(ids["cid early"], message_id=4),
     )
     clock.advance(seconds=LEASE.total_seconds() + 1)  # their maker died
     deps = Deps(uow=uow_factory, rng=random.Random(0), clock=clock)
     batch = await outbox.claim(deps)
-    assert [n.id for n in batch.notices] == [ids["expired"], ids["elsewhere"]]
+    kept = [ids["expired"], ids["elsewhere"], ids["cid close"]]
+    assert [n.id for n in batch.notices] == kept
     async with uow_factory() as uow:
-        assert await uow.messages.later_game_shown(CHAT_ID, first.id)
-        assert not await uow.messages.later_game_shown(CHAT_ID, second.id)
-        assert not await uow.messages.later_game_shown(BEA, first.id)
+        assert await uow.messages.later_game_shown(CHAT_ID, first.id, after=ids["end"])
+        assert not await uow.messages.later_game_shown(CHAT_ID, second.id, after=ids["end"])
+        assert not await uow.messages.later_game_shown(BEA, first.id, after=ids["end"])
+        assert not await uow.messages.later_game_shown(cid, first.id, after=ids["cid close"])
     # Passed over for good: no instance claims them again.
     clock.advance(seconds=LEASE.total_seconds() + 1)
-    assert set(await _claim(uow_factory)) == {ids["expired"], ids["elsewhere"]}
+    assert set(await _claim(uow_factory)) == set(kept)

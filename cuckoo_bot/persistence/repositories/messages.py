@@ -275,12 +275,13 @@ class SqlMessages:
         )
         return frozenset(int(m) for m in found if m is not None)
 
-    async def later_game_shown(self, chat_id: int, game_id: int) -> bool:
+    async def later_game_shown(self, chat_id: int, game_id: int, after: int) -> bool:
         found = await self._s.session.scalar(
             select(MessageRow.id)
             .where(
                 MessageRow.chat_id == chat_id,
                 MessageRow.game_id > game_id,
+                MessageRow.sent_by > after,
                 MessageRow.message_id.is_not(None),
             )
             .limit(1)

@@ -564,9 +564,12 @@ class FakeMessages:
     async def messages_between(self, chat_id: int, low: int, high: int) -> frozenset[int]:
         return frozenset(m for m in self._shown_in(chat_id) if low <= m <= high)
 
-    async def later_game_shown(self, chat_id: int, game_id: int) -> bool:
+    async def later_game_shown(self, chat_id: int, game_id: int, after: int) -> bool:
         return any(
-            m.chat_id == chat_id and m.message_id is not None and (m.game_id or 0) > game_id
+            m.chat_id == chat_id
+            and m.message_id is not None
+            and (m.game_id or 0) > game_id
+            and m.sent_by > after
             for m in self.w.messages.values()
         )
 
