@@ -63,12 +63,12 @@ def results_of(game: Game) -> list[PlayerResult]:
     return results
 
 
-def settle_stakes(game: Game, carried: int) -> tuple[StakesResult, dict[PlayerId, int]]:
+def settle_stakes(game: Game, carried: int) -> StakesResult:
     """A won game played for stakes: every seat put one chip in the pot, and one more for each
     life it lost (going out by leaving loses the lives left, as the league counts them); the
     pot, with what the group's last pot left (``carried``), goes to the winner, split evenly
     on a shared win. What cannot be split, and a computer seat's share (it keeps no chips),
-    stays for the group's next pot. Also each person's chips won less chips paid."""
+    stays for the group's next pot. With each person's chips won less chips paid."""
     state = game.state
     assert state is not None and state.winners
     results = results_of(game)
@@ -78,8 +78,8 @@ def settle_stakes(game: Game, carried: int) -> tuple[StakesResult, dict[PlayerId
     takes = tuple((w, share) for w in state.winners if not is_computer(w))
     left += share * (len(state.winners) - len(takes))
     won = dict(takes)
-    moved = {p: won.get(p, 0) - chips for p, chips in paid.items() if not is_computer(p)}
-    return StakesResult(pot=pot, takes=takes, left=left), moved
+    moved = tuple((p, won.get(p, 0) - chips) for p, chips in paid.items() if not is_computer(p))
+    return StakesResult(pot=pot, takes=takes, left=left, moved=moved)
 
 
 def pot_so_far(game: Game) -> int | None:
@@ -107,7 +107,8 @@ async def record_result(
     chips: dict[PlayerId, int] = {}
     if state.rules.stakes and state.winners:
         # Locked until the game's transaction commits (one game at a time per group anyway).
-        stakes, chips = settle_stakes(game, await uow.chats.take_pot(game.chat_id))
+        stakes = settle_stakes(game, await uow.chats.take_pot(game.chat_id))
+        chips = dict(stakes.moved)
         await uow.chats.put_pot(game.chat_id, stakes.left)
     humans = [r for r in results_of(game) if r.player > 0]
     if not humans:

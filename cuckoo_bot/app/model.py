@@ -202,6 +202,8 @@ class StakesResult:
     pot: int
     takes: tuple[tuple[PlayerId, int], ...]
     left: int
+    # Each person's chips from this game: what they took less what they paid in.
+    moved: tuple[tuple[PlayerId, int], ...] = ()
 
 
 @dataclass(frozen=True)

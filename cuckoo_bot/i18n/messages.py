@@ -253,6 +253,7 @@ MESSAGES: dict[str, str] = {
     "story_title": "📜 <b>Game #{game}</b>, round by round",
     "summary_rounds": "📋 {rounds}",
     "pot_taken": "💰 {name} takes the pot: {chips}.",
+    "final_chips": "🪙 {chips} this game",
     "pot_shared": "💰 The pot of {chips} is shared: {each} each to {names}.",
     "pot_left.one": "🪙 {n} chip stays in the pot for the group's next game.",
     "pot_left.other": "🪙 {n} chips stay in the pot for the group's next game.",

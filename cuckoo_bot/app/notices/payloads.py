@@ -242,6 +242,7 @@ class CloseNote:
     place: int | None = None  # 1 for the winners; players out in the same round share one
     seats: int = 0
     points: int | None = None  # the change in the group's table this month
+    chips: int | None = None  # stakes: what the game won or cost them in chips
     month_place: int | None = None
 
 

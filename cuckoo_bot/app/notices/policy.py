@@ -320,6 +320,7 @@ class Bulletin:
         if not state.winners:
             return
         moved = {c.player: c for c in changes}
+        chips = dict(stakes.moved) if stakes is not None else {}
         for seat in state.seats:
             if is_computer(seat.player):
                 continue
@@ -335,6 +336,7 @@ class Bulletin:
                 seats=len(state.seats),
                 points=change.points if change else None,
                 month_place=change.place if change else None,
+                chips=chips.get(seat.player),
             )
             self._put(("close", seat.player), NoticeKind.CLOSE, seat.player, note)
 

@@ -253,6 +253,10 @@ class PrivatePart(ReplyPart):
             sign = "+" if note.points >= 0 else "−"
             points = self.tr.count(lang, "count_points", abs(note.points), sign=sign)
             lines.append(f"{points} · {t(lang, 'podium_month', place=note.month_place)}")
+        if note.chips is not None:  # a game for stakes
+            sign = "+" if note.chips >= 0 else "−"
+            chips = sign + self.tr.count(lang, "count_chips", abs(note.chips))
+            lines.append(t(lang, "final_chips", chips=chips))
         data = keydata.KeyData(keydata.AGAIN, game.id).encode()
         again = keys([[(t(lang, "btn_play_again"), data)]])
         return Rendered("\n".join(lines), again, effect=CELEBRATION if won else None)

@@ -427,6 +427,14 @@ def test_a_game_for_stakes_shows_its_pot_who_took_it_and_everyones_chips(lang: s
     told = plain(renderer.game_over(alone, None, cast, lang).text)
     chips = tr.count(lang, "count_chips", 9)
     assert plain(tr.t(lang, "pot_taken", name="\u2068Ana\u2069", chips=chips)) in told
+    # Each player's own end of the game says what it won or cost them.
+    from cuckoo_bot.app.notices import CloseNote, CloseReason
+
+    for moved, sign in ((7, "+"), (-4, "−")):
+        note = CloseNote(CloseReason.GAME_OVER, winners=(ANA,), place=1, seats=3, chips=moved)
+        mine = plain(renderer.final(note, at_table, PEOPLE, lang, ANA).text)
+        chips = sign + tr.count(lang, "count_chips", abs(moved))
+        assert tr.t(lang, "final_chips", chips=chips) in mine
     # /leaderboard: everyone's chips, won less paid, under the table.
     rows = [
         LeagueRow(1, PEOPLE[ANA], Standing(ANA, -100, "2026-12", games=2, chips=7)),
