@@ -1,32 +1,64 @@
-"""The deck a game is played with: its cards, how they rank, which of them blocks a swap.
+"""The deck a game is played with: its cards, how they rank, and what a card does when its
+holder is asked for a swap or the dealer cuts it.
 
 The engine, the computer seats and the game's flow ask ``deck_for(rules)`` and never assume
-the 52 cards: a new deck (the rule book's Kille, say) is one more ``Deck`` here, with its
-faces and words where the transport draws and tells cards.
+the 52 cards. Two decks today: the 52 cards (a King blocks; Coucou's Queens pass an ask on
+where the house rules say) and One-card Kille's 42 (every high picture has its power). The
+README's "One-card Kille" says where the Kille rules come from.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 
-from cuckoo_bot.domain.cards import ACE, FULL_DECK, KING, QUEEN, Card
+from cuckoo_bot.domain.cards import (
+    ACE,
+    CAVALIER,
+    CUCKOO,
+    FULL_DECK,
+    HARLEQUIN,
+    HUSSAR,
+    INN,
+    KILLE_DECK,
+    KING,
+    MASK,
+    PIG,
+    QUEEN,
+    Card,
+)
 from cuckoo_bot.domain.rules import HouseRules
+
+
+class Refusal(Enum):
+    """What the holder of a card does when asked for a swap."""
+
+    NONE = "none"  # they swap
+    BLOCK = "block"  # a King: the asker keeps their card, the turn passes on
+    PASS_ON = "pass_on"  # a Queen (Coucou), the Inn, the Cavalier: ask the next player
+    STOP = "stop"  # the Kille Cuckoo: no swap, and the round is revealed at once
+    STRIKE = "strike"  # the Kille Hussar and Pig: no swap, and the asker loses a life
+
+
+Refuser = Callable[[Card, HouseRules], Refusal]
 
 
 @dataclass(frozen=True)
 class Deck:
-    """A deck: its cards (each once), the lowest and highest rank, the rank that blocks a
-    swap (a King: its holder refuses, and a dealer who cuts one keeps their card), and the
-    rank that refuses one more weakly where the house rules say so (Coucou's Queens: the ask
-    passes on to the next player)."""
+    """A deck: its cards (each once), its lowest and highest rank, what each card refuses
+    (``refusal``), the card a dealer's cut sets aside (``blocker``), how many times an ask
+    may pass on, and the rank of a card spent by a swap (the Kille Harlequin's fall)."""
 
     name: str
     cards: tuple[Card, ...]
     lowest: int
     highest: int
     blocker: int
-    weak_blocker: int
+    refuser: Refuser
+    pass_limit: int  # pass-ons in one ask; one more PASS_ON card after them blocks
+    spent_rank: int | None = None  # a card of this rank ranks lowest once swapped
     _set: frozenset[Card] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -35,16 +67,26 @@ class Deck:
             raise ValueError(f"the {self.name} deck holds a card twice")
 
     def rank(self, card: Card) -> int:
-        """How the card ranks in a reveal: higher is safer."""
+        """How the card ranks in a reveal as dealt: higher is safer."""
         return card.rank
 
+    def refusal(self, card: Card, rules: HouseRules) -> Refusal:
+        """What the card's holder does when asked for a swap under ``rules``."""
+        return self.refuser(card, rules)
+
     def blocks(self, card: Card) -> bool:
-        """The card refuses a swap (while the house rules let it)."""
+        """The card is this deck's shield: its holder refuses a swap outright (the King, the
+        Kille Cuckoo), and a dealer who cuts it sets it aside."""
         return card.rank == self.blocker
 
-    def passes_on(self, card: Card) -> bool:
-        """The card refuses a swap weakly, sending the asker on (while the house rules say)."""
-        return card.rank == self.weak_blocker
+    def blocks_cut(self, card: Card, rules: HouseRules) -> bool:
+        """A dealer who cuts this card sets it aside and keeps their own: the card that
+        would refuse a swap outright (a King while Kings block, the Kille Cuckoo)."""
+        return self.refusal(card, rules) in (Refusal.BLOCK, Refusal.STOP)
+
+    def spent_by_swap(self, card: Card) -> bool:
+        """The card ranks lowest once it has changed hands in a swap (the Kille Harlequin)."""
+        return card.rank == self.spent_rank
 
     def is_whole(self, cards: tuple[Card, ...]) -> bool:
         """``cards`` are this deck's, each once: what a deal must be given."""
@@ -58,9 +100,62 @@ class Deck:
         return tuple(deck)
 
 
-STANDARD = Deck("standard", FULL_DECK, lowest=ACE, highest=KING, blocker=KING, weak_blocker=QUEEN)
+def _standard_refusal(card: Card, rules: HouseRules) -> Refusal:
+    if card.rank == KING and rules.kings_block:
+        return Refusal.BLOCK
+    if card.rank == QUEEN and rules.queens_block:
+        return Refusal.PASS_ON
+    return Refusal.NONE
+
+
+# One-card Kille: the deck's powers are its own; the King and Queen settings of the 52 cards
+# do not touch them.
+_KILLE_REFUSALS = {
+    CUCKOO: Refusal.STOP,
+    HUSSAR: Refusal.STRIKE,
+    PIG: Refusal.STRIKE,
+    CAVALIER: Refusal.PASS_ON,
+    INN: Refusal.PASS_ON,
+}
+
+
+def _kille_refusal(card: Card, rules: HouseRules) -> Refusal:
+    return _KILLE_REFUSALS.get(card.rank, Refusal.NONE)
+
+
+STANDARD = Deck(
+    "standard",
+    FULL_DECK,
+    lowest=ACE,
+    highest=KING,
+    blocker=KING,
+    refuser=_standard_refusal,
+    pass_limit=1,  # Coucou's Queens: one more try, never a chain
+)
+KILLE = Deck(
+    "kille",
+    KILLE_DECK,
+    lowest=MASK,
+    highest=HARLEQUIN,
+    blocker=CUCKOO,
+    refuser=_kille_refusal,
+    pass_limit=len(KILLE_DECK),  # the Inn and the Cavalier send the asker on and on
+    spent_rank=HARLEQUIN,
+)
 
 
 def deck_for(rules: HouseRules) -> Deck:
-    """The deck a game under ``rules`` is played with (every game today: the 52 cards)."""
-    return STANDARD
+    """The deck a game under ``rules`` is played with."""
+    return KILLE if rules.kille else STANDARD
+
+
+def deck_of(card: Card) -> Deck:
+    """The deck a card belongs to (what the renderers ask of a shown card)."""
+    return KILLE if card.kille else STANDARD
+
+
+def weak(card: Card) -> bool:
+    """A card that refused a swap only because it could not send it on (Coucou's Queen, a
+    Kille Inn or Cavalier, with nobody after it), not the deck's blocker: one reading for
+    every view of a block."""
+    return not deck_of(card).blocks(card)

@@ -23,7 +23,7 @@ from cuckoo_bot.domain.actions import (
     TurnAction,
 )
 from cuckoo_bot.domain.cards import Card
-from cuckoo_bot.domain.decks import deck_for
+from cuckoo_bot.domain.decks import Deck, Refusal, deck_for
 from cuckoo_bot.domain.errors import (
     GameOver,
     IllegalAction,
@@ -49,11 +49,13 @@ from cuckoo_bot.domain.events import (
     Revealed,
     RoundDealt,
     RoundEnded,
+    RoundStopped,
     SuddenDeathDrawn,
     SuddenDeathStarted,
     SwapBlocked,
     SwapPassedOn,
     Swapped,
+    SwapStruck,
     TimedOut,
     TurnStarted,
 )
@@ -228,43 +230,71 @@ def _turn_action(state: GameState, action: TurnAction) -> Result:
 
 
 def _swap(state: GameState, rnd: Round, player: PlayerId, events: list[Event]) -> Result:
-    """Rule 6: the neighbour on the left gives their card for the asker's, unless a King
-    blocks. Coucou's Queens: a Queen refuses too, more weakly. The asker keeps their card and
-    asks the player after her holder instead, once: that player swaps unless they hold a King
-    or a Queen (either ends the attempt; one more try only, a chain of Queens included). A
-    Queen held by the last player of the round (the dealer) has nobody after her before the
-    asker: she blocks as a King would. The dealer's cut is never touched by a Queen."""
+    """Rule 6: the neighbour on the left gives their card for the asker's, unless their card
+    refuses (``decks.Refusal``, the README's exact rules):
+
+    - a King blocks: the asker keeps their card;
+    - Coucou's Queen, the Kille Inn or Cavalier sends the ask on to the player after her
+      holder (never back to the asker). The 52 cards allow one such try: a King or a second
+      Queen there blocks. The Kille deck's pass on and on. With nobody after, it blocks;
+    - the Kille Cuckoo stops the round: no swap, the reveal at once;
+    - the Kille Hussar or Pig strikes the asker: no swap, a life at the reveal.
+
+    A Kille Harlequin that changes hands is spent: it ranks lowest from then on. The dealer's
+    cut is never touched by these (only the deck's blocker stops it)."""
     rules, deck = state.rules, deck_for(state.rules)
-    target_index = rnd.position + 1
-    target = rnd.order[target_index]
-    mine, theirs = rnd.cards[rnd.position], rnd.cards[target_index]
-    blocked = rules.kings_block and deck.blocks(theirs)
-    queen = rules.queens_block and deck.passes_on(theirs)
-    if queen and target_index + 1 < len(rnd.order):
-        after = rnd.order[target_index + 1]
-        events.append(SwapPassedOn(player=player, neighbour=target, queen=theirs, next=after))
-        rnd = _record(rnd, Act(player, ActKind.PASSED, target=target, shown=theirs))
-        target_index, target, theirs = target_index + 1, after, rnd.cards[target_index + 1]
-        blocked = (rules.kings_block and deck.blocks(theirs)) or deck.passes_on(theirs)
-    else:
-        blocked = blocked or queen
-    if blocked:
-        events.append(SwapBlocked(player=player, neighbour=target, king=theirs))
-        rnd = _record(rnd, Act(player, ActKind.BLOCKED, target=target, shown=theirs))
-    else:
-        cards = list(rnd.cards)
-        cards[rnd.position], cards[target_index] = theirs, mine
+    index, passes = rnd.position + 1, 0
+    while True:
+        target, theirs = rnd.order[index], rnd.cards[index]
+        refusal = deck.refusal(theirs, rules)
+        if refusal is not Refusal.PASS_ON:
+            break
+        if passes == deck.pass_limit or index + 1 == len(rnd.order):
+            refusal = Refusal.BLOCK  # no more tries: the card refuses as a King would
+            break
         events.append(
-            Swapped(player=player, neighbour=target, player_card=theirs, neighbour_card=mine)
+            SwapPassedOn(player=player, neighbour=target, queen=theirs, next=rnd.order[index + 1])
         )
-        rnd = _record(replace(rnd, cards=tuple(cards)), Act(player, ActKind.SWAP, target=target))
+        rnd = _record(rnd, Act(player, ActKind.PASSED, target=target, shown=theirs))
+        index, passes = index + 1, passes + 1
+    if refusal is Refusal.NONE:
+        return _advance(replace(state, round=_exchange(rnd, index, deck, events)), events)
+    kind = _REFUSED[refusal]
+    rnd = _record(rnd, Act(player, kind, target=target, shown=theirs))
+    if refusal is Refusal.STOP:
+        events.append(RoundStopped(player=player, neighbour=target, cuckoo=theirs))
+        return _reveal(replace(state, round=rnd), events)
+    if refusal is Refusal.STRIKE:
+        events.append(SwapStruck(player=player, neighbour=target, card=theirs))
+        rnd = replace(rnd, struck=(*rnd.struck, player))
+    else:
+        events.append(SwapBlocked(player=player, neighbour=target, king=theirs))
     return _advance(replace(state, round=rnd), events)
+
+
+_REFUSED = {
+    Refusal.BLOCK: ActKind.BLOCKED,
+    Refusal.STOP: ActKind.STOPPED,
+    Refusal.STRIKE: ActKind.STRUCK,
+}
+
+
+def _exchange(rnd: Round, index: int, deck: Deck, events: list[Event]) -> Round:
+    """The actor and the player at ``index`` trade cards (a Kille Harlequin in it is spent)."""
+    player, target = rnd.actor, rnd.order[index]
+    mine, theirs = rnd.cards[rnd.position], rnd.cards[index]
+    cards = list(rnd.cards)
+    cards[rnd.position], cards[index] = theirs, mine
+    events.append(Swapped(player=player, neighbour=target, player_card=theirs, neighbour_card=mine))
+    spent = tuple(c for c in (mine, theirs) if deck.spent_by_swap(c) and c not in rnd.spent)
+    rnd = replace(rnd, cards=tuple(cards), spent=(*rnd.spent, *spent))
+    return _record(rnd, Act(player, ActKind.SWAP, target=target))
 
 
 def _cut(state: GameState, rnd: Round, dealer: PlayerId, events: list[Event]) -> Result:
     top, stock = rnd.stock[0], rnd.stock[1:]
     held = rnd.cards[rnd.position]
-    if state.rules.kings_block and deck_for(state.rules).blocks(top):
+    if deck_for(state.rules).blocks_cut(top, state.rules):
         events.append(CutBlocked(dealer=dealer, king=top))
         rnd = replace(rnd, stock=stock, set_aside=(*rnd.set_aside, top))
         rnd = _record(rnd, Act(dealer, ActKind.CUT_BLOCKED, shown=top))
@@ -326,16 +356,23 @@ def _advance(state: GameState, events: list[Event]) -> Result:
 def _reveal(state: GameState, events: list[Event]) -> Result:
     assert state.round is not None
     rnd = state.round
-    rank = deck_for(state.rules).rank
+    deck = deck_for(state.rules)
+
+    def rank(card: Card) -> int:
+        return deck.lowest - 1 if card in rnd.spent else deck.rank(card)
+
     lowest_rank = min(rank(card) for card in rnd.cards)
     lowest = tuple(p for p, c in zip(rnd.order, rnd.cards, strict=True) if rank(c) == lowest_rank)
     events.append(Revealed(round=rnd.number, order=rnd.order, cards=rnd.cards, lowest=lowest))
     eliminated: list[PlayerId] = []
     seats = list(state.seats)
     for i, seat in enumerate(seats):
-        # Fast turns: a timed-out player loses one life in total, even when also lowest.
+        # Fast turns and the Kille strikes: a player loses one life in all, even when also
+        # lowest (the lowest card tells first, then the strike, then the clock).
         if seat.player in lowest:
             cause = LifeLossCause.LOWEST
+        elif seat.player in rnd.struck:
+            cause = LifeLossCause.STRUCK
         elif seat.player in rnd.penalised:
             cause = LifeLossCause.TIMEOUT
         else:
@@ -350,7 +387,7 @@ def _reveal(state: GameState, events: list[Event]) -> Result:
         )
     # The revealed round stays on the table (``state.round``) until the next deal gathers it;
     # what it showed is kept longer, for the next round to recall.
-    shown = Reveal(rnd.number, rnd.order, rnd.cards, lowest, rnd.penalised)
+    shown = Reveal(rnd.number, rnd.order, rnd.cards, lowest, rnd.penalised, rnd.struck, rnd.spent)
     state = replace(state, seats=tuple(seats), last_reveal=shown)
     remaining = state.active_players
     if len(remaining) == 1:

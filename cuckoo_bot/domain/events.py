@@ -12,6 +12,7 @@ from cuckoo_bot.domain.cards import Card
 class LifeLossCause(Enum):
     LOWEST = "lowest"  # held the lowest rank at the reveal
     TIMEOUT = "timeout"  # fast-turn variant: let the clock run out
+    STRUCK = "struck"  # One-card Kille: asked the Hussar's or the Pig's holder for a swap
 
 
 class RemovalReason(Enum):
@@ -66,13 +67,34 @@ class SwapBlocked:
 
 @dataclass(frozen=True, slots=True)
 class SwapPassedOn:
-    """Coucou's Queens: the neighbour asked showed a Queen; the asker asks ``next`` instead
-    (the event after this one says how: ``Swapped`` or ``SwapBlocked``)."""
+    """The neighbour asked showed a card that sends the ask on (Coucou's Queen, the Kille Inn
+    or Cavalier); the asker asks ``next`` instead (the events after this one say how that
+    ended)."""
 
     player: PlayerId
     neighbour: PlayerId
-    queen: Card  # shown to the table
+    queen: Card  # shown to the table (the field's name is the first such card's)
     next: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class SwapStruck:
+    """One-card Kille: the neighbour asked showed the Hussar or the Pig; no swap, and the asker
+    loses a life at this round's reveal (one in all, even if also the lowest)."""
+
+    player: PlayerId
+    neighbour: PlayerId
+    card: Card  # shown to the table
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStopped:
+    """One-card Kille: the neighbour asked showed the Cuckoo ("Cuckoo stands!"); no swap, and
+    nobody else plays this round: the reveal follows at once."""
+
+    player: PlayerId
+    neighbour: PlayerId
+    cuckoo: Card  # shown to the table
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +180,8 @@ Event = (
     | Swapped
     | SwapBlocked
     | SwapPassedOn
+    | SwapStruck
+    | RoundStopped
     | CardCut
     | CutBlocked
     | Revealed

@@ -50,6 +50,9 @@ class HouseRules:
     # Stakes: the game is played for chips kept in the group's league (one each into the pot,
     # one more for every life lost; the winner takes it). No rule of play changes with it.
     stakes: bool = False
+    # One-card Kille: the Swedish Kille deck's 42 cards instead of the 52, with their powers
+    # (``decks.KILLE``); the King and Queen settings are the 52 cards' and rest meanwhile.
+    kille: bool = False
     # Fast turns: letting the turn clock run out costs one life at that round's reveal.
     fast_turns: bool = False
     # A player who lets this many turns in a row time out is removed at the next deal.

@@ -19,7 +19,7 @@ class Phase(Enum):
 
 
 class ActKind(Enum):
-    """What the table saw a player do this round (no card data except shown kings)."""
+    """What the table saw a player do this round (no card data except the cards shown)."""
 
     KEEP = "keep"
     TIMEOUT = "timeout"
@@ -28,6 +28,10 @@ class ActKind(Enum):
     # Coucou's Queens: the neighbour asked showed a Queen and the ask passed on (the asker's
     # next act this turn says how it ended: a swap with the player after, or a block).
     PASSED = "passed"
+    # One-card Kille: the neighbour asked showed the Hussar or the Pig and the asker was
+    # struck (a life at the reveal); or showed the Cuckoo and the round stopped there.
+    STRUCK = "struck"
+    STOPPED = "stopped"
     CUT = "cut"
     CUT_BLOCKED = "cut_blocked"
 
@@ -37,7 +41,7 @@ class Act:
     player: PlayerId
     kind: ActKind
     target: PlayerId | None = None  # the neighbour asked to swap
-    shown: Card | None = None  # a King (or a Queen that refused) shown to the table
+    shown: Card | None = None  # the card that refused (a King, a Queen, a Kille picture)
 
 
 def passed_before(acts: Sequence[Act]) -> Act | None:
@@ -70,13 +74,15 @@ class Reveal:
     cards: tuple[Card, ...]  # aligned with ``order``
     lowest: tuple[PlayerId, ...]
     penalised: tuple[PlayerId, ...] = ()
+    struck: tuple[PlayerId, ...] = ()  # One-card Kille: by the Hussar or the Pig
+    spent: tuple[Card, ...] = ()  # One-card Kille: Harlequins swapped, ranking lowest
 
     def card_of(self, player: PlayerId) -> Card | None:
         return self.cards[self.order.index(player)] if player in self.order else None
 
     def lost(self, player: PlayerId) -> bool:
-        """The player lost a life at this reveal (one at most, lowest or clock)."""
-        return player in self.lowest or player in self.penalised
+        """The player lost a life at this reveal (one at most: lowest, clock or strike)."""
+        return player in self.lowest or player in self.penalised or player in self.struck
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +97,8 @@ class Round:
     position: int = 0  # index in ``order`` of the player to act
     cuts_made: int = 0
     penalised: tuple[PlayerId, ...] = ()  # fast turns: timed out this round
+    struck: tuple[PlayerId, ...] = ()  # One-card Kille: asked the Hussar or the Pig
+    spent: tuple[Card, ...] = ()  # One-card Kille: Harlequins swapped this round (lowest now)
     acts: tuple[Act, ...] = ()
     # The card each player was dealt, so a player can tell what a forced swap took away.
     dealt: tuple[Card, ...] = ()

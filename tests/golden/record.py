@@ -18,7 +18,7 @@ from typing import Any
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Action, Deal, Resign, Timeout
 from cuckoo_bot.domain.cards import Card
-from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.decks import STANDARD, deck_for
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import GameState
@@ -35,7 +35,7 @@ def _play(seats: list[int], rules: HouseRules, seed: int, deck: Any = None) -> d
             break
         action: Action
         if state.needs_deal:
-            action = Deal(deck(rng) if deck else STANDARD.shuffled(rng))
+            action = Deal(deck(rng) if deck else deck_for(rules).shuffled(rng))
         elif step == 9 and len(state.active_players) > 3:
             action = Resign(state.active_players[-1])  # a player leaves mid-round
         elif rng.random() < 0.1:
@@ -84,7 +84,13 @@ GAMES: dict[str, Any] = {
     "queens": lambda: _play([11, 12, 13, 14, 15, 16], HouseRules(queens_block=True), seed=27),
     # Played for stakes: the rules core plays it as any game (the chips are the league's).
     "stakes": lambda: _play([11, 12, 13, -1], HouseRules(stakes=True), seed=6),
+    # One-card Kille: the Cuckoo stops rounds, the Hussar and the Pig strike, the Inn and the
+    # Cavalier send asks on, and a Harlequin is spent by a swap.
+    "kille": lambda: _play([11, 12, 13, 14, 15, 16], HouseRules(kille=True), seed=KILLE_SEED),
 }
+
+
+KILLE_SEED = 51
 
 
 def main(names: list[str]) -> None:

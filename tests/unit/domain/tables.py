@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cuckoo_bot.domain.actions import Deal, Keep
-from cuckoo_bot.domain.cards import FULL_DECK, Card
+from cuckoo_bot.domain.cards import FULL_DECK, KILLE_ONE, Card
+from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.engine import Result, apply, new_game
 from cuckoo_bot.domain.events import RoundDealt
 from cuckoo_bot.domain.rules import HouseRules
@@ -17,10 +18,32 @@ def card(code: str) -> Card:
     return Card.from_code(code)
 
 
-def stacked_deck(hands: Sequence[str], stock_top: Sequence[str] = ()) -> tuple[Card, ...]:
+KILLE_CODES = {
+    "mask": 1,
+    "flowerpot": 2,
+    "wreath": 3,
+    "inn": 16,
+    "cavalier": 17,
+    "pig": 18,
+    "hussar": 19,
+    "cuckoo": 20,
+    "harlequin": 21,
+}
+
+
+def kille(name: str | int, copy: str = "X") -> str:
+    """A Kille card's code by its name (``kille("cuckoo")``) or number (``kille(7)``), of the
+    first copy (``X``) or the second (``Y``)."""
+    rank = KILLE_CODES[name] if isinstance(name, str) else name + KILLE_ONE - 1
+    return f"{rank}{copy}"
+
+
+def stacked_deck(
+    hands: Sequence[str], stock_top: Sequence[str] = (), deck: Sequence[Card] = FULL_DECK
+) -> tuple[Card, ...]:
     """A deck dealing ``hands`` in turn order (dealer last), then ``stock_top`` as the next cuts."""
     first = [card(c) for c in (*hands, *stock_top)]
-    rest = [c for c in FULL_DECK if c not in first]
+    rest = [c for c in deck if c not in first]
     return (*first, *rest)
 
 
@@ -32,8 +55,9 @@ def dealt_table(
     rules: HouseRules | None = None,
 ) -> GameState:
     """A new game with ``players`` seated clockwise, ``dealer`` dealing ``hands`` in turn order."""
-    state = new_game(players, rules or HouseRules(), first_dealer=dealer)
-    state, _ = apply(state, Deal(stacked_deck(hands, stock_top)))
+    rules = rules or HouseRules()
+    state = new_game(players, rules, first_dealer=dealer)
+    state, _ = apply(state, Deal(stacked_deck(hands, stock_top, deck_for(rules).cards)))
     return state
 
 

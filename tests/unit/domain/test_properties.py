@@ -14,8 +14,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Action, Deal, Keep, Misdeal, Resign, Timeout
-from cuckoo_bot.domain.cards import FULL_DECK, KING, QUEEN
-from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.cards import CAVALIER, CUCKOO, HARLEQUIN, HUSSAR, INN, KING, PIG, QUEEN, Card
+from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.errors import GameOver
 from cuckoo_bot.domain.events import (
@@ -26,14 +26,16 @@ from cuckoo_bot.domain.events import (
     Revealed,
     RoundDealt,
     RoundEnded,
+    RoundStopped,
     SuddenDeathStarted,
     SwapBlocked,
     SwapPassedOn,
     Swapped,
+    SwapStruck,
     TimedOut,
 )
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
-from cuckoo_bot.domain.state import GameState, Phase, finishing_ranks
+from cuckoo_bot.domain.state import GameState, Phase, Reveal, finishing_ranks
 
 house_rules = st.builds(
     HouseRules,
@@ -46,8 +48,32 @@ house_rules = st.builds(
     queens_block=st.booleans(),
     stakes=st.booleans(),
     fast_turns=st.booleans(),
+    kille=st.booleans(),
     idle_turn_limit=st.integers(1, 3),
 )
+
+
+def reveal_rank(card: Card, spent: tuple[Card, ...]) -> int:
+    """The README's ranking at a reveal: the card's rank, but a Kille Harlequin that changed
+    hands this round below everything (0)."""
+    return 0 if card in spent else card.rank
+
+
+def lowest_of(reveal: Reveal | Revealed, spent: tuple[Card, ...]) -> set[int]:
+    ranks = [reveal_rank(c, spent) for c in reveal.cards]
+    return {p for p, r in zip(reveal.order, ranks, strict=True) if r == min(ranks)}
+
+
+def power(card: Card, rules: HouseRules) -> str | None:
+    """What the README says a card's holder does when asked for a swap."""
+    if rules.kille:
+        kille = {CUCKOO: "stop", HUSSAR: "strike", PIG: "strike", INN: "pass", CAVALIER: "pass"}
+        return kille.get(card.rank)
+    if card.rank == KING and rules.kings_block:
+        return "block"
+    if card.rank == QUEEN and rules.queens_block:
+        return "pass"
+    return None
 
 
 class CuckooTable(RuleBasedStateMachine):
@@ -64,7 +90,7 @@ class CuckooTable(RuleBasedStateMachine):
     @precondition(lambda self: self.state.needs_deal)
     @rule(seed=st.integers(0, 2**32))
     def deal(self, seed: int) -> None:
-        self.step(Deal(STANDARD.shuffled(random.Random(seed))))
+        self.step(Deal(deck_for(self.state.rules).shuffled(random.Random(seed))))
 
     @precondition(lambda self: bool(legal_actions(self.state)))
     @rule(pick=st.integers(0, 1))
@@ -99,7 +125,8 @@ class CuckooTable(RuleBasedStateMachine):
     @rule(seed=st.integers(0, 2**32))
     def a_finished_game_refuses_everything(self, seed: int) -> None:
         player = self.state.players[0]
-        for action in (Deal(STANDARD.shuffled(random.Random(seed))), Keep(player), Resign(player)):
+        deck = deck_for(self.state.rules).shuffled(random.Random(seed))
+        for action in (Deal(deck), Keep(player), Resign(player)):
             with pytest.raises(GameOver):
                 apply(self.state, action)
         assert apply(self.state, Timeout(self.state.turn)) == (self.state, ())
@@ -143,18 +170,20 @@ class CuckooTable(RuleBasedStateMachine):
         if reveal is None:
             assert not any(isinstance(e, LifeLost) for e in events)
             return
-        lowest_rank = min(c.rank for c in reveal.cards)
-        lowest = {
-            p for p, c in zip(reveal.order, reveal.cards, strict=True) if c.rank == lowest_rank
-        }
+        assert before.round is not None and after.last_reveal is not None
+        spent = after.last_reveal.spent
+        lowest = lowest_of(reveal, spent)
         assert set(reveal.lowest) == lowest
-        assert before.round is not None
         penalised = set(before.round.penalised)
         penalised |= {e.player for e in events if isinstance(e, TimedOut) and e.penalised}
+        struck = set(before.round.struck) | {e.player for e in events if isinstance(e, SwapStruck)}
         if not before.rules.fast_turns:
             assert not penalised
+        if not before.rules.kille:
+            assert not struck and not spent
         losers = Counter(e.player for e in events if isinstance(e, LifeLost))
-        assert set(losers) == lowest | penalised  # exactly the lowest (and fast-turn idlers) lose
+        # Exactly the lowest, the fast-turn idlers and the Kille struck lose.
+        assert set(losers) == lowest | penalised | struck
         assert all(n == 1 for n in losers.values())  # one life in total per round
         for player in reveal.order:
             expected = before.lives(player) - (1 if player in losers else 0)
@@ -180,39 +209,58 @@ class CuckooTable(RuleBasedStateMachine):
                 assert set(event.order) == set(after.active_players)
 
     def check_swap(self, before: GameState, after: GameState, events: tuple[Event, ...]) -> None:
-        """A swap asked goes to the neighbour, who gives their card unless a King blocks; with
-        Coucou's Queens a Queen sends the ask once to the player after her holder (never back
-        to the asker), where a King or a second Queen ends it. Only the two who swap change
-        cards; a Queen never touches the dealer's cut."""
-        asks = [e for e in events if isinstance(e, Swapped | SwapBlocked | SwapPassedOn)]
+        """A swap asked goes to the neighbour, who gives their card unless it has a power
+        (``power``): a King blocks; a card that passes sends the ask to the next player (never
+        back to the asker: with nobody after, it blocks), once with the 52 cards (a second
+        Queen there blocks), on and on with the Kille deck's; the Kille Cuckoo stops the round
+        (the reveal at once), the Hussar and the Pig strike the asker. Only the two who swap
+        change cards, and a Kille Harlequin that changes hands is spent."""
+        asks = [
+            e
+            for e in events
+            if isinstance(e, Swapped | SwapBlocked | SwapPassedOn | SwapStruck | RoundStopped)
+        ]
         if not asks:
             return
         rnd, rules = before.round, before.rules
         assert rnd is not None
         asker, pos = rnd.actor, rnd.position
-        first = rnd.order[pos + 1]
-        held = rnd.cards[pos + 1]
-        passed = [e for e in asks if isinstance(e, SwapPassedOn)]
-        queen = rules.queens_block and held.rank == QUEEN
-        assert bool(passed) == (queen and pos + 2 < len(rnd.order))
-        if passed:
-            hypothesis.event("a Queen passed a swap on")
-            assert passed[0] == SwapPassedOn(asker, first, queen=held, next=rnd.order[pos + 2])
-            target, theirs = rnd.order[pos + 2], rnd.cards[pos + 2]
-            blocks = (rules.kings_block and theirs.rank == KING) or theirs.rank == QUEEN
-        else:
-            target, theirs = first, held
-            blocks = (rules.kings_block and theirs.rank == KING) or queen
-        outcome = asks[-1]
-        assert len(asks) == 1 + len(passed) and outcome.player == asker
-        assert outcome.neighbour == target
-        assert isinstance(outcome, SwapBlocked) == blocks
+        index, passes, expected = pos + 1, 0, []
+        limit = len(rnd.order) if rules.kille else 1
+        while True:
+            target, theirs = rnd.order[index], rnd.cards[index]
+            does = power(theirs, rules)
+            if does == "pass" and passes < limit and index + 1 < len(rnd.order):
+                expected.append(
+                    SwapPassedOn(asker, target, queen=theirs, next=rnd.order[index + 1])
+                )
+                index, passes = index + 1, passes + 1
+                hypothesis.event("an ask passed on")
+                continue
+            break
         mine = rnd.cards[pos]
+        outcome = {
+            None: Swapped(asker, target, player_card=theirs, neighbour_card=mine),
+            "block": SwapBlocked(asker, target, king=theirs),
+            "pass": SwapBlocked(asker, target, king=theirs),
+            "stop": RoundStopped(asker, target, cuckoo=theirs),
+            "strike": SwapStruck(asker, target, card=theirs),
+        }[does]
+        hypothesis.event(f"an ask ended: {type(outcome).__name__}")
+        assert asks == [*expected, outcome]
+        if does == "stop":
+            assert any(isinstance(e, Revealed) for e in events)
+        if after.round is not None and after.round.number == rnd.number:
+            if does == "strike":
+                assert asker in after.round.struck
+            if does is None and rules.kille:
+                harlequins = {c for c in (mine, theirs) if c.rank == HARLEQUIN}
+                assert harlequins <= set(after.round.spent)
         cards = (
             after.round.cards if after.round is not None and after.phase is Phase.TURNS else None
         )
         if cards is not None:
-            swapped = {asker: theirs, target: mine} if not blocks else {}
+            swapped = {asker: theirs, target: mine} if does is None else {}
             for player, card in zip(rnd.order, cards, strict=True):
                 assert card == swapped.get(player, rnd.card_of(player))
 
@@ -237,7 +285,7 @@ class CuckooTable(RuleBasedStateMachine):
     # -- invariants ------------------------------------------------------------------------
 
     @invariant()
-    def one_card_per_active_player_and_52_cards(self) -> None:
+    def one_card_per_active_player_and_the_whole_deck(self) -> None:
         state = self.state
         if state.phase is not Phase.TURNS:
             return
@@ -245,8 +293,7 @@ class CuckooTable(RuleBasedStateMachine):
         assert rnd is not None
         assert len(rnd.cards) == len(rnd.order)
         assert set(rnd.order) == set(state.active_players)
-        cards = rnd.all_cards()
-        assert len(cards) == 52 and set(cards) == set(FULL_DECK)
+        assert deck_for(state.rules).is_whole(rnd.all_cards())
 
     @invariant()
     def the_game_goes_on_exactly_while_two_or_more_are_left(self) -> None:
@@ -265,10 +312,7 @@ class CuckooTable(RuleBasedStateMachine):
         if last is None:
             return
         assert last.round <= self.state.rounds_dealt
-        lowest = min(card.rank for card in last.cards)
-        assert set(last.lowest) == {
-            p for p, c in zip(last.order, last.cards, strict=True) if c.rank == lowest
-        }
+        assert set(last.lowest) == lowest_of(last, last.spent)
         assert all(last.lost(p) for p in last.lowest)
 
     @invariant()

@@ -7,12 +7,14 @@ import random
 import pytest
 
 from cuckoo_bot.domain.actions import Cut, Deal, Move, Swap, TurnAction
-from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.decks import KILLE, STANDARD, Deck
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.events import LifeLost
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.strategy import (
     CUT_AT_MOST,
+    KILLE_CUT_AT_MOST,
+    KILLE_SWAP_AT_MOST,
     SWAP_AT_MOST,
     SeatView,
     choose,
@@ -20,7 +22,7 @@ from cuckoo_bot.domain.strategy import (
     lookup,
 )
 
-from .tables import card, dealt_table
+from .tables import card, dealt_table, kille
 
 
 def view(code: str, size: int = 5, dealer: bool = False, given: str | None = None) -> SeatView:
@@ -67,17 +69,52 @@ def test_computer_action_reads_the_seat_it_plays() -> None:
     assert computer_action(state) == Cut(3, state.turn)  # the dealer was handed the 2♠: cuts
 
 
+KILLE_RULES = HouseRules(kille=True)
+
+
+def kille_view(
+    name: str | int, size: int = 5, dealer: bool = False, spent: bool = False
+) -> SeatView:
+    return SeatView(
+        card=card(kille(name)),
+        table_size=size,
+        is_dealer=dealer,
+        given_away=None,
+        deck=KILLE,
+        spent=spent,
+        rules=KILLE_RULES,
+    )
+
+
+def test_a_kille_seat_keeps_every_card_with_a_power_and_the_harlequin_as_dealt() -> None:
+    for size in range(3, 21):
+        for name in ("cuckoo", "hussar", "pig", "inn", "cavalier", "harlequin"):
+            assert choose(kille_view(name, size)) is Move.KEEP, name
+            assert choose(kille_view(name, size, dealer=True)) is Move.KEEP, name
+        assert choose(kille_view("mask", size)) is Move.SWAP
+        assert choose(kille_view("mask", size, dealer=True)) is Move.CUT
+        # A Harlequin handed over in a swap is the lowest card: away with it.
+        assert choose(kille_view("harlequin", size, spent=True)) is Move.SWAP
+        assert choose(kille_view(12, size)) is Move.KEEP
+
+
+def test_the_kille_bars_fall_as_the_table_grows() -> None:
+    for table in (KILLE_SWAP_AT_MOST, KILLE_CUT_AT_MOST):
+        bars = [lookup(table, size) for size in range(3, 21)]
+        assert bars == sorted(bars, reverse=True) and bars[0] > bars[-1]
+
+
 def lives_lost_per_round(
-    size: int, computer_seats: set[int], rounds: int, seed: int
+    size: int, computer_seats: set[int], rounds: int, seed: int, deck: Deck = STANDARD
 ) -> tuple[float, float]:
     """Lives lost per seat-round by computer seats and by random players, over seeded deals."""
     rng = random.Random(seed)
     players = list(range(size))
-    rules = HouseRules(max_players=20, lives=5)
+    rules = HouseRules(max_players=20, lives=5, kille=deck is KILLE)
     lost = {True: 0, False: 0}
     for _ in range(rounds):
         state = new_game(players, rules, first_dealer=rng.randrange(size))
-        state, _ = apply(state, Deal(STANDARD.shuffled(rng)))
+        state, _ = apply(state, Deal(deck.shuffled(rng)))
         events: tuple[object, ...] = ()
         while state.actor is not None:
             action: TurnAction
@@ -93,9 +130,14 @@ def lives_lost_per_round(
     return lost[True] / (rounds * n_computer), lost[False] / (rounds * (size - n_computer))
 
 
+@pytest.mark.parametrize("deck", [STANDARD, KILLE], ids=lambda d: d.name)
 @pytest.mark.parametrize("size", [3, 5, 8, 12])
-def test_computer_seats_lose_measurably_fewer_lives_than_random_players(size: int) -> None:
-    computer, random_player = lives_lost_per_round(size, {0, size // 2}, rounds=1500, seed=size)
+def test_computer_seats_lose_measurably_fewer_lives_than_random_players(
+    size: int, deck: Deck
+) -> None:
+    computer, random_player = lives_lost_per_round(
+        size, {0, size // 2}, rounds=1500, seed=size, deck=deck
+    )
     assert computer < 0.75 * random_player, (computer, random_player)
 
 
@@ -112,7 +154,11 @@ def test_the_shipped_thresholds_are_what_the_derivation_gives_for_its_seed() -> 
     derivation = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(derivation)
     sizes = (3, 4)
-    swap_at_most, cut_at_most = derivation.derive(3000, sizes)
-    for size in sizes:
-        assert swap_at_most[size] == lookup(SWAP_AT_MOST, size)
-        assert cut_at_most[size] == lookup(CUT_AT_MOST, size)
+    for deck, swaps, cuts in (
+        (STANDARD, SWAP_AT_MOST, CUT_AT_MOST),
+        (KILLE, KILLE_SWAP_AT_MOST, KILLE_CUT_AT_MOST),
+    ):
+        swap_at_most, cut_at_most = derivation.derive(3000, sizes, deck=deck)
+        for size in sizes:
+            assert swap_at_most[size] == lookup(swaps, size), deck.name
+            assert cut_at_most[size] == lookup(cuts, size), deck.name
