@@ -27,7 +27,8 @@ from cuckoo_bot.app.ports import UnitOfWork
 from cuckoo_bot.app.results import Outcome, Reply, ReplyCode, refused
 from cuckoo_bot.app.shared import answered, first_time
 from cuckoo_bot.domain.actions import Move, PlayerId, Timeout
-from cuckoo_bot.domain.cards import QUEEN, Card
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import weak
 from cuckoo_bot.domain.errors import RuleError, StaleTurn
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -35,9 +36,11 @@ from cuckoo_bot.domain.events import (
     Event,
     Kept,
     Revealed,
+    RoundStopped,
     SwapBlocked,
     SwapPassedOn,
     Swapped,
+    SwapStruck,
 )
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState, Phase
@@ -46,7 +49,8 @@ from cuckoo_bot.domain.state import GameState, Phase
 def _answer(move: Move, events: tuple[Event, ...], held: str | None, rules: HouseRules) -> Reply:
     """What happened, and the card the player holds now: the answer to their press (a toast;
     the prompt they pressed says it too); a King's block with the call its holder made; a
-    Queen that sent the ask on (Coucou's Queens) before how it ended."""
+    card that sent the ask on (Coucou's Queen, a Kille Inn or Cavalier) before how it ended;
+    the Kille Cuckoo's stop and the Hussar's or the Pig's strike."""
     card: dict[str, Any] = {"card": held} if held else {}
     for event in events:
         if isinstance(event, SwapPassedOn):
@@ -56,19 +60,29 @@ def _answer(move: Move, events: tuple[Event, ...], held: str | None, rules: Hous
         if isinstance(event, Swapped):
             code = ReplyCode.DONE_SWAP_VIA if "via" in card else ReplyCode.DONE_SWAP
             return Reply(code, {**card, "player": event.neighbour})
-        if isinstance(event, SwapBlocked):
-            code = ReplyCode.DONE_BLOCKED_VIA if "via" in card else ReplyCode.DONE_BLOCKED
-            if code is ReplyCode.DONE_BLOCKED and event.king.rank == QUEEN:
-                code = ReplyCode.DONE_QUEEN_BLOCKED
-            return Reply(
-                code,
-                {**card, "king": event.king.code, "player": event.neighbour, "call": rules.name},
-            )
+        if isinstance(event, SwapBlocked | SwapStruck | RoundStopped):
+            return _refused(event, card, rules)
         if isinstance(event, CardCut):
             return Reply(ReplyCode.DONE_CUT, card)
         if isinstance(event, CutBlocked):
             return Reply(ReplyCode.DONE_CUT_BLOCKED, {**card, "king": event.king.code})
     return Reply(ReplyCode(f"done_{move.value}"), card)
+
+
+def _refused(
+    event: SwapBlocked | SwapStruck | RoundStopped, card: dict[str, Any], rules: HouseRules
+) -> Reply:
+    """The answer to an ask its neighbour's card refused (after a pass-on: ``via`` in ``card``)."""
+    if isinstance(event, SwapBlocked):
+        shown, kind = event.king, "blocked"
+        if "via" not in card and weak(shown):
+            kind = "queen_blocked"  # a card that sends an ask on, with nobody after her
+    elif isinstance(event, SwapStruck):
+        shown, kind = event.card, "struck"
+    else:
+        shown, kind = event.cuckoo, "stopped"
+    code = ReplyCode(f"done_{kind}" + ("_via" if "via" in card else ""))
+    return Reply(code, {**card, "king": shown.code, "player": event.neighbour, "call": rules.name})
 
 
 def _played(

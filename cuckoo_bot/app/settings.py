@@ -84,6 +84,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("dealer_stays", (False, True), _toggle, _rule("dealer_stays")),
     Setting("queens_block", (False, True), _toggle, _rule("queens_block")),
     Setting("stakes", (False, True), _toggle, _rule("stakes")),
+    Setting("kille", (False, True), _toggle, _rule("kille")),
     Setting("fast_turns", (False, True), _toggle, _rule("fast_turns")),
     Setting("turn_timeout", (30, 60, 90, 120, 300), _number, _turn_time),
     Setting("name", tuple(GameName), _member(GameName), _rule("name")),

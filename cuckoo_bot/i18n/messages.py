@@ -61,6 +61,35 @@ MESSAGES: dict[str, str] = {
         " Miss two turns in a row and you leave the game at the next deal.{stakes}\n\n"
         "{line}"
     ),
+    "rules_kille_text": (
+        "<b>{game_name}: the rules</b> · One-card Kille\n\n"
+        "• The Swedish Kille deck: 42 cards, two of each of 21. From low to high: 🎭 Mask,"
+        " 🪴 Flowerpot, 🌿 Wreath, the numbers 1 to 12, 🏠 Inn, 🐎 Cavalier, 🐖 Pig, ⚔️ Hussar,"
+        " 🐦 Cuckoo, 🃏 Harlequin.\n"
+        "• {min_players} to {max_players} players, {lives} lives each. The first dealer is drawn"
+        " at random; {deal}\n"
+        "• Each round everyone gets one hidden card. Turns go clockwise from the dealer's left;"
+        " the dealer acts last. Everyone has exactly one turn.\n"
+        "• On your turn, keep your card or ask the next player to swap. They must accept unless"
+        " they hold one of these, which they show:\n"
+        "  🐦 the Cuckoo: “Cuckoo stands, no more swaps!” Nobody else plays: the cards are shown"
+        " at once.\n"
+        "  ⚔️ the Hussar or 🐖 the Pig strikes: no swap, and you lose a life at the reveal (one in"
+        " all, even if you also hold the lowest card).\n"
+        "  🏠 the Inn or 🐎 the Cavalier sends you past: you ask the player after them instead,"
+        " and so on; with nobody left to ask (never yourself), you keep your card.\n"
+        "• 🃏 The Harlequin is the highest card as dealt or cut, but once it changes hands in a"
+        " swap it is the lowest of all.\n"
+        "• The dealer keeps, or cuts a card from the deck: it becomes theirs, unless it is a"
+        " Cuckoo, which is set aside while the dealer keeps their own.\n"
+        "• Then all cards are shown. Everyone holding the lowest card loses a life, ties"
+        " included. At 0 lives you are out.\n"
+        "• The last player left wins. If everyone left goes out in the same reveal, {final_tie}\n"
+        "• If you leave mid-round, the cards are gathered and dealt again; nobody loses a life.\n"
+        "• You have {timeout} seconds per turn; if the time runs out you keep your card{fast}."
+        " Miss two turns in a row and you leave the game at the next deal.{stakes}\n\n"
+        "{line}"
+    ),
     "rules_stakes_told": (
         "\n• Here the game is played for stakes: everyone puts a chip in the pot, and one more"
         " for every life they lose; the winner takes the pot (a shared win splits it, and what"
@@ -100,6 +129,7 @@ MESSAGES: dict[str, str] = {
     "rules_dealer_stays": "the dealer stays",
     "rules_queens_block": "Coucou's Queens",
     "rules_stakes": "played for stakes",
+    "rules_kille": "One-card Kille (the 42-card Kille deck)",
     "rules_sudden_death": "sudden death on a final tie",
     "rules_max_players": "up to {max_players} players",
     "rules_clock": "{seconds} s a turn, then you keep",
@@ -136,8 +166,16 @@ MESSAGES: dict[str, str] = {
     "act_timeout": "⏱ {name} ran out of time and kept.",
     "act_swap": "🔄 {name} swapped with {target}.",
     "act_blocked": "👑 {name} asked {target} to swap: “{call}” blocked by {target}'s {king}!",
-    "act_passed": "👸 {name} asked {target} to swap: {target} showed the {king} and sent them on.",
-    "act_queen_blocked": "👸 {name} asked {target} to swap: blocked by {target}'s {king}.",
+    "act_passed": "{sign} {name} asked {target} to swap: {target} showed the {king} and sent them on.",
+    "act_queen_blocked": "{sign} {name} asked {target} to swap: blocked by {target}'s {king}.",
+    "act_stopped": (
+        "🐦 {name} asked {target} to swap: {target} showed the {king}. “Cuckoo stands, no more"
+        " swaps!” The cards are shown at once."
+    ),
+    "act_struck": (
+        "⚔️ {name} asked {target} to swap: {target} showed the {king} and struck. No swap, and"
+        " {name} loses a life at the reveal."
+    ),
     "act_cut": "✂️ {name} cut a card from the deck.",
     "act_cut_blocked": "👑 {name} cut the {king}: blocked, the dealer keeps the old card.",
     "turn_prompt": "👉 {mention}, your turn: keep your card, or swap with {target}? ({clock})",
@@ -161,14 +199,25 @@ MESSAGES: dict[str, str] = {
     "row_timeout": "{name} {lives} · ⏱ time ran out, kept",
     "row_swap": "{name} {lives} · 🔄 swapped with {target}",
     "row_blocked": "{name} {lives} · 👑 “{call}” {target} showed {king}: no swap",
-    "row_queen_blocked": "{name} {lives} · 👸 {target} showed {king}: no swap",
-    "row_swap_via": "{name} {lives} · 👸 {via} showed {queen}, sent on · 🔄 swapped with {target}",
+    "row_queen_blocked": "{name} {lives} · {sign} {target} showed {king}: no swap",
+    "row_swap_via": "{name} {lives} · {sign} {via} showed {queen}, sent on · 🔄 swapped with {target}",
     "row_blocked_via": (
-        "{name} {lives} · 👸 {via} showed {queen}, sent on · 👑 “{call}” {target} showed {king}:"
+        "{name} {lives} · {sign} {via} showed {queen}, sent on · 👑 “{call}” {target} showed {king}:"
         " no swap"
     ),
     "row_queen_blocked_via": (
-        "{name} {lives} · 👸 {via} showed {queen}, sent on · 👸 {target} showed {king}: no swap"
+        "{name} {lives} · {sign} {via} showed {queen}, sent on · {sign} {target} showed {king}:"
+        " no swap"
+    ),
+    "row_stopped": "{name} {lives} · 🐦 {target} showed {king}: “Cuckoo stands!” No more swaps",
+    "row_stopped_via": (
+        "{name} {lives} · {sign} {via} showed {queen}, sent on · 🐦 {target} showed {king}:"
+        " “Cuckoo stands!” No more swaps"
+    ),
+    "row_struck": "{name} {lives} · ⚔️ {target} showed {king}: struck, a life at the reveal",
+    "row_struck_via": (
+        "{name} {lives} · {sign} {via} showed {queen}, sent on · ⚔️ {target} showed {king}:"
+        " struck, a life at the reveal"
     ),
     "row_cut": "{name} {lives} · ✂️ cut from the deck",
     "row_cut_blocked": "{name} {lives} · 👑 cut {king}: set aside",
@@ -196,6 +245,7 @@ MESSAGES: dict[str, str] = {
     "last_lost": "↩️ Round {round}: {card}, the lowest card: 💔 a life lost",
     "last_lost_tied": "↩️ Round {round}: {card}, the lowest card with {others}: 💔 a life lost",
     "last_lost_timeout": "↩️ Round {round}: {card}, 💔 a life lost to the clock",
+    "last_lost_struck": "↩️ Round {round}: {card}, 💔 a life lost to a strike",
     # A reply to the prompt of a player who has not played yet, shortly before time runs out.
     "nudge": "⏰ Only {seconds} s left for your turn (until {time})! When time runs out, you keep your card.",
     "nudge_fast": "⏰ Only {seconds} s left for your turn (until {time})! When time runs out, you keep your card and lose a life at the reveal.",
@@ -209,9 +259,15 @@ MESSAGES: dict[str, str] = {
     "result_lost": "💔 You held {card}, the lowest card, and lost a life. {lives}",
     "result_lost_tied": "💔 You held {card}, the lowest card with {others}, and lost a life. {lives}",
     "result_lost_timeout": "💔 You held {card} and lost a life for running out of time. {lives}",
+    "result_lost_struck": (
+        "💔 You held {card} and lost a life: you were struck when you asked for a swap. {lives}"
+    ),
     "result_out": "💀 You held {card}, the lowest card, and lost your last life.",
     "result_out_tied": "💀 You held {card}, the lowest card with {others}, and lost your last life.",
     "result_out_timeout": "💀 You held {card} and lost your last life for running out of time.",
+    "result_out_struck": (
+        "💀 You held {card} and lost your last life: you were struck when you asked for a swap."
+    ),
     "count_others.one": "{n} other player",
     "count_others.other": "{n} other players",
     "result_gathered": "The cards were gathered: nobody lost a life.",
@@ -232,6 +288,9 @@ MESSAGES: dict[str, str] = {
     # -- the reveal -----------------------------------------------------------------------------
     "reveal_lost": "💔 {name} loses a life.",
     "reveal_lost_timeout": "💔 {name} loses a life for running out of time.",
+    "reveal_lost_struck": "💔 {name} loses a life, struck when asking for a swap.",
+    # A Kille Harlequin that changed hands this round, at the reveal: it counts lowest.
+    "card_spent": "{card} (swapped: the lowest)",
     # A player whose name shows as nothing (only invisible characters): numbered by seat.
     "player_n": "Player {n}",
     "reveal_out": "💀 {name} is out of the game.",
@@ -312,6 +371,8 @@ MESSAGES: dict[str, str] = {
     "reply_already_swap": "You already played this turn: you swapped with {player}.",
     "reply_already_blocked": "You already played this turn: {player} showed the {king}.",
     "reply_already_cut": "You already played this turn: you cut.",
+    "reply_already_stopped": "You already played this turn: {player} showed the {king}.",
+    "reply_already_struck": "You already played this turn: {player} showed the {king} and struck.",
     "reply_already_cut_blocked": "You already played this turn: you cut the {king}.",
     # The round so far, in the prompt of a player whose turn it is: one short item per act
     # (no card label: the prompt names one card only, the player's own).
@@ -325,10 +386,14 @@ MESSAGES: dict[str, str] = {
     "brief_cut": "✂️ {name}",
     "brief_cut_blocked": "👑 {name} cuts a King",
     "brief_blocked_by_you": "👑 your King blocks {name}",
-    "brief_passed": "👸 {target} sends {name} on",
-    "brief_passed_by_you": "👸 your Queen sends {name} on",
-    "brief_queen_blocked": "👸 {target} blocks {name}",
-    "brief_queen_blocked_by_you": "👸 your Queen blocks {name}",
+    "brief_passed": "{sign} {target} sends {name} on",
+    "brief_passed_by_you": "{sign} your {king} sends {name} on",
+    "brief_queen_blocked": "{sign} {target} blocks {name}",
+    "brief_queen_blocked_by_you": "{sign} your {king} blocks {name}",
+    "brief_stopped": "🐦 {target}'s Cuckoo stops {name}: no more swaps",
+    "brief_stopped_by_you": "🐦 your Cuckoo stops {name}: no more swaps",
+    "brief_struck": "⚔️ {target} strikes {name}",
+    "brief_struck_by_you": "⚔️ your {king} strikes {name}",
     "brief_cut_blocked_you": "👑 you cut a King",
     "reply_timed_out": "⏱ Time ran out: you kept {card}.",
     # Under the answer on the prompt a player pressed.
@@ -346,6 +411,22 @@ MESSAGES: dict[str, str] = {
     "reply_done_blocked_via": (
         "{via} shows the {queen} and sends you on, but {player} shows the {king}: no swap. You"
         " keep {card}."
+    ),
+    "reply_done_stopped": (
+        "“Cuckoo stands!” {player} shows the {king}: no swap, and the cards are shown at once."
+        " You keep {card}."
+    ),
+    "reply_done_stopped_via": (
+        "{via} shows the {queen} and sends you on, but {player} shows the {king}: “Cuckoo"
+        " stands!” No swap, and the cards are shown at once. You keep {card}."
+    ),
+    "reply_done_struck": (
+        "{player} shows the {king} and strikes: no swap, and you lose a life at the reveal. You"
+        " keep {card}."
+    ),
+    "reply_done_struck_via": (
+        "{via} shows the {queen} and sends you on, but {player} shows the {king} and strikes: no"
+        " swap, and you lose a life at the reveal. You keep {card}."
     ),
     "reply_done_cut": "You cut: you now hold {card}.",
     "reply_done_cut_blocked": "You cut the {king}: it is set aside, and you keep {card}.",
@@ -402,6 +483,8 @@ MESSAGES: dict[str, str] = {
         " player after her instead.\n"
         "• <b>Stakes</b>: each player puts a chip in the pot, and one more for every life lost;"
         " the winner takes it. /leaderboard keeps everyone's chips.\n"
+        "• <b>One-card Kille</b>: the Swedish Kille deck's 42 cards instead of the 52, with their"
+        " powers (/rules tells them); Kings block and Coucou's Queens rest meanwhile.\n"
         "• <b>Fast turns</b>: running out of time also costs a life at the reveal.\n"
         "• <b>Turn time</b>: the seconds each player has to decide.\n"
         "• <b>Name</b>: Cuckoo, Chase the Ace or Ranter-Go-Round, the game's regional names (the"
@@ -415,6 +498,7 @@ MESSAGES: dict[str, str] = {
     "setting_dealer_stays": "Dealer stays: {value}",
     "setting_queens_block": "Coucou's Queens: {value}",
     "setting_stakes": "Stakes: {value}",
+    "setting_kille": "One-card Kille: {value}",
     "setting_fast_turns": "Fast turns: {value}",
     "setting_turn_timeout": "Turn time: {value} s",
     "setting_name": "Name: {value}",
@@ -475,12 +559,14 @@ MESSAGES: dict[str, str] = {
     "web_acted_timeout": "⏱ time ran out: kept",
     "web_acted_swap": "🔄 swapped with {target}",
     "web_acted_blocked": "👑 blocked by {target}'s King",
-    "web_acted_queen_blocked": "👸 blocked by {target}'s Queen",
-    "web_acted_swap_via": "👸 sent on by {via}'s Queen · 🔄 swapped with {target}",
-    "web_acted_blocked_via": "👸 sent on by {via}'s Queen · 👑 blocked by {target}'s King",
-    "web_acted_queen_blocked_via": "👸 sent on by {via}'s Queen · 👸 blocked by {target}'s Queen",
+    # {card}: the card shown ("Q♥", "🏠 Inn"); {sign}: 👸 before a Queen, ↪️ before a Kille card.
+    "web_acted_queen_blocked": "{sign} blocked by {target}'s {card}",
+    "web_acted_struck": "⚔️ struck by {target}'s {card}: a life at the reveal",
+    "web_acted_stopped": "🐦 stopped by {target}'s {card}: the round ends",
+    # An ask sent on by a Queen (Kille: an Inn, a Cavalier): before how it ended, after " · ".
+    "web_acted_via": "{sign} sent on by {via}'s {card}",
     "web_acted_cut": "✂️ cut from the deck",
-    "web_acted_cut_blocked": "👑 cut a King: blocked",
+    "web_acted_cut_blocked": "👑 cut {card}: blocked",
     "web_dealer": "Dealer",
     # The dealer's chip on the table: one letter.
     "web_dealer_chip": "D",
@@ -488,6 +574,8 @@ MESSAGES: dict[str, str] = {
     "web_lives": "Lives: {n}",
     "web_out": "💀 out",
     "web_lost": "💔 lost a life",
+    # Under a Kille Harlequin face up that changed hands this round.
+    "web_spent": "🃏 swapped: lowest",
     # A seat whose player's name is not known.
     "web_player": "Player",
     "web_card_back": "A face-down card",

@@ -26,25 +26,42 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
+from cuckoo_bot.domain.decks import KILLE
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.render.kille import label
 from fakebotapi import FakeBotApi
 from fakebotapi.text import utf16_len
 
 _MARK = "\x00{}\x00"
-CARD_PATTERN = r"(?:10|[2-9AJQKRDV])[♣♦♥♠]"
+
+
+def _card_pattern() -> str:
+    """A card as a line writes it: ``10♥``, ``R♠``; a Kille card's emoji and name in any
+    language (``🐦 Cuckoo``), with or without "swapped: the lowest" after a Harlequin."""
+    tr = Translator()
+    kille_labels = {label(card, lang) for card in KILLE.cards for lang in SUPPORTED_LANGUAGES}
+    named = "|".join(re.escape(name) for name in sorted(kille_labels, key=len, reverse=True))
+    spent = "|".join(
+        catalog_pattern(tr, lang, "card_spent", card=f"(?:{named})") for lang in SUPPORTED_LANGUAGES
+    )
+    return rf"(?:(?:10|[2-9AJQKRDV])[♣♦♥♠]|{spent}|{named})"
+
+
 RESULT_KEYS = (
     "result_safe",
     "result_lost",
     "result_lost_tied",
     "result_lost_timeout",
+    "result_lost_struck",
     "result_out",
     "result_out_tied",
     "result_out_timeout",
+    "result_out_struck",
     "result_gathered",
 )
 # A line atop a message recalling how the player's last round ended (its number in the line).
-RECALL_KEYS = ("last_safe", "last_lost", "last_lost_tied", "last_lost_timeout")
+RECALL_KEYS = ("last_safe", "last_lost", "last_lost_tied", "last_lost_timeout", "last_lost_struck")
 # A shared win ends the last round without its result line (it would say "your last life").
 SHARED_WIN_KEY = "close_you_won_shared"
 # Lines that say what is still to come: untrue once it came, and at the end of a game.
@@ -109,6 +126,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     return _either(heads), _either(results), _either(recalls), _either(stale)
 
 
+CARD_PATTERN = _card_pattern()
 HEAD, RESULT, RECALL, STALE = _patterns()
 
 

@@ -55,6 +55,7 @@ class RevealView:
     losses: tuple[LifeLost, ...] = ()
     eliminated: tuple[PlayerId, ...] = ()
     lives: tuple[int, ...] = ()  # after the reveal, aligned with the round's order
+    spent: tuple[Card, ...] = ()  # One-card Kille: Harlequins swapped this round (lowest)
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,8 @@ class RoundResult:
     lives: int = 0
     out: bool = False
     tied: int = 0  # others who held the same lowest card and lost a life with the player
+    struck: bool = False  # One-card Kille: the life went to the Hussar's or the Pig's strike
+    spent: bool = False  # One-card Kille: the card is a Harlequin swapped that round (lowest)
 
 
 @dataclass(frozen=True)
@@ -219,12 +222,13 @@ class PlayedNote:
     answer: str  # done_keep, done_swap, done_blocked, done_cut, done_cut_blocked
     card: Card | None = None  # held after the move
     other: PlayerId | None = None  # the neighbour a swap was asked of
-    king: Card | None = None  # a king that blocked the swap or the cut
+    king: Card | None = None  # the card that refused the swap (a King...) or blocked the cut
     revealed: bool = False  # the move ended the round: the cards are on the table
     # The first to play in a round: how their last round ended, which their prompt's first
     # line told (nothing else did), kept atop the answer and what follows on that message.
     last: RoundResult | None = None
-    # Coucou's Queens: the neighbour whose Queen sent the ask on to ``other``, and the Queen.
+    # The neighbour whose card sent the ask on to ``other`` (Coucou's Queen, a Kille Inn or
+    # Cavalier), and that card.
     via: PlayerId | None = None
     queen: Card | None = None
 

@@ -133,7 +133,8 @@ class Bulletin:
         assert isinstance(view, TableView)
         reveal = view.reveal
         if isinstance(event, Revealed):
-            reveal = RevealView(revealed=event)
+            last = state.last_reveal
+            reveal = RevealView(revealed=event, spent=last.spent if last is not None else ())
         elif reveal is not None and isinstance(event, LifeLost):
             reveal = dataclasses.replace(reveal, losses=(*reveal.losses, event))
         elif reveal is not None and isinstance(event, PlayerEliminated):
@@ -415,11 +416,14 @@ def last_result(state: GameState, player: PlayerId, round_no: int) -> RoundResul
     lost = last.lost(player)
     lives = state.lives(player)
     lowest = player in last.lowest
+    struck = lost and not lowest and player in last.struck
     return RoundResult(
         round=last.round,
         card=card,
         lost=lost,
-        timeout=lost and not lowest,
+        timeout=lost and not lowest and not struck,
+        struck=struck,
+        spent=card in last.spent,
         lives=lives,
         out=lives == 0,
         tied=len(last.lowest) - 1 if lowest else 0,

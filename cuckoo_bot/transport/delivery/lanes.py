@@ -156,7 +156,7 @@ class Lane:
         return True
 
     async def _send(self, step: Send) -> None:
-        rendered = self.render(step.notice, Show.OWN, step.folded)
+        rendered = self.render(step.notice, step.show, step.folded)
         if step.reply_to is not None:
             rendered = replace(rendered, reply_to=step.reply_to)
         await self.pace()

@@ -134,7 +134,9 @@ def nudge(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> li
 def deal(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> list[Step]:
     """A new card: it edits the player's last prompt while that is the newest message there
     (a doubted chat may hold a message the store never knew at the bottom: no edit), else the
-    last round's prompts tell its result and a new message shows the card."""
+    last round's prompts tell its result and a new message shows the card; with no prompt of
+    that round to tell it (a Kille Cuckoo ended it before the player's turn), the new message
+    tells it above the card."""
     note = notice.payload
     assert isinstance(note, DealNote)
     # Only prompts of earlier rounds: a prompt of this round or later is not this deal's.
@@ -143,7 +145,11 @@ def deal(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> lis
     told = list(prompts)
     if answered is not None and not any(p.notice.round == note.round - 1 for p in prompts):
         told.append(answered)  # the round's result goes on the answered prompt
-    fallback = (*_tell_result(told, note.prev), Send(notice))
+    untold = note.prev is not None and not any(p.notice.round == note.prev.round for p in told)
+    fallback = (
+        *_tell_result(told, note.prev),
+        Send(notice, show=Show.WITH_RESULT if untold else Show.OWN),
+    )
     last = max(
         [*prompts, *([answered] if answered else [])], key=lambda p: p.message_id, default=None
     )

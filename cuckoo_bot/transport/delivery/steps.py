@@ -34,6 +34,7 @@ class Send:
     notice: Notice
     reply_to: int | None = None
     folded: tuple[Notice, ...] = ()  # finished rounds shown under this table
+    show: Show = Show.OWN
 
 
 @dataclass(frozen=True)

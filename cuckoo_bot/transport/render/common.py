@@ -14,11 +14,13 @@ from telegram.constants import MessageLimit
 
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Chat, Game, Player
 from cuckoo_bot.domain.actions import Move
-from cuckoo_bot.domain.cards import QUEEN, Card
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import weak
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import Act, ActKind
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
+from cuckoo_bot.transport.render import kille
 from cuckoo_bot.transport.render.names import Cast
 
 Players = Cast  # the people a text names, each shown readable and isolated
@@ -96,16 +98,16 @@ class Part:
         """The rules in force in one line: what differs from the classic game, then the clock
         and what running out of it costs. The lobby, the first table and /rules show it."""
         t = self.tr.t
-        house = []
+        house = [t(lang, "rules_kille")] if rules.kille else []
         if rules.lives != CLASSIC.lives:
             house.append(t(lang, "rules_lives", lives=rules.lives))
-        if not rules.kings_block:
+        if not rules.kings_block and not rules.kille:  # the Kille deck has no Kings
             house.append(t(lang, "rules_no_block"))
         if rules.double_cut:
             house.append(t(lang, "rules_double_cut"))
         if rules.dealer_stays:
             house.append(t(lang, "rules_dealer_stays"))
-        if rules.queens_block:
+        if rules.queens_block and not rules.kille:
             house.append(t(lang, "rules_queens_block"))
         if rules.stakes:
             house.append(t(lang, "rules_stakes"))
@@ -128,9 +130,22 @@ class Part:
 
 
 def queen_blocked(act: Act) -> bool:
-    """A swap refused by a Queen (Coucou's Queens: her holder was the last to ask, or she sat
-    after another Queen), not by a King: told with 👸 and no call."""
-    return act.kind is ActKind.BLOCKED and act.shown is not None and act.shown.rank == QUEEN
+    """A swap refused by a card that would have sent it on (Coucou's Queen, the Kille Inn or
+    Cavalier: nobody after her holder, or one more after a Queen), not by the deck's blocker:
+    told with its sign (``sign``) and no call."""
+    return act.kind is ActKind.BLOCKED and act.shown is not None and weak(act.shown)
+
+
+def sign(card: Card | None) -> str:
+    """The mark of a card that sends an ask on: 👸 a Queen; ↪️ a Kille Inn or Cavalier (whose
+    own emoji its label already shows)."""
+    return "↪️" if card is not None and card.kille else "👸"
+
+
+def shown_card(card: Card, spent: bool, lang: str, tr: Translator) -> str:
+    """A card at a reveal: its label, and a Kille Harlequin swapped this round said lowest."""
+    label = card_label(card.code, lang)
+    return tr.t(lang, "card_spent", card=label) if spent else label
 
 
 def moment(when: datetime) -> str:
@@ -151,8 +166,11 @@ def rank_letter(rank_code: str, lang: str) -> str:
 
 
 def card_label(code: str, lang: str = DEFAULT_LANGUAGE) -> str:
-    """``10H`` -> ``10♥``: the index as the reader's decks print it, and the suit's symbol."""
+    """``10H`` -> ``10♥``: the index as the reader's decks print it, and the suit's symbol; a
+    Kille card, its emoji and name (``20X`` -> ``🐦 Cuckoo``)."""
     card = Card.from_code(code)
+    if card.kille:
+        return kille.label(card, lang)
     return f"{rank_letter(card.rank_code, lang)}{SUITS[card.suit.value]}"
 
 

@@ -32,6 +32,8 @@ from cuckoo_bot.transport.render.common import (
     queen_blocked,
     seen_length,
     short_name,
+    shown_card,
+    sign,
 )
 from cuckoo_bot.transport.render.names import user_text
 from cuckoo_bot.transport.render.replies import ReplyPart
@@ -46,7 +48,13 @@ ANSWER_MARKS = {
     "done_queen_blocked": "👸 ",
     "done_swap_via": "👸 ",
     "done_blocked_via": "👸 ",
+    # One-card Kille: the Cuckoo's stop and the Hussar's or the Pig's strike.
+    "done_stopped": "🐦 ",
+    "done_stopped_via": "🐦 ",
+    "done_struck": "⚔️ ",
+    "done_struck_via": "⚔️ ",
 }
+WEAK_MARKS = ("done_queen_blocked", "done_swap_via", "done_blocked_via")  # the card's sign
 SO_FAR = 90  # characters as read: the round so far in one line of a phone
 # Telegram's 🎉 message effect, one of the six every user has (getAvailableMessageEffects).
 CELEBRATION = "5046509860389126442"
@@ -70,13 +78,15 @@ class PrivatePart(ReplyPart):
         t = self.tr.t
         if prev.card is None:
             return t(lang, "result_gathered")
-        card = card_label(prev.card.code, lang)
+        card = shown_card(prev.card, prev.spent, lang, self.tr)
         if not prev.lost:
             return t(lang, "result_safe", card=card, lives=hearts(prev.lives))
         # Why the life went: the clock (fast turns), or the lowest card, alone or tied (two
         # Kings can be the lowest: said plainly, it does not read like a mistake).
         key = "result_out" if prev.out else "result_lost"
-        if prev.timeout:
+        if prev.struck:
+            key += "_struck"
+        elif prev.timeout:
             key += "_timeout"
         elif prev.tied:
             key += "_tied"
@@ -156,13 +166,15 @@ class PrivatePart(ReplyPart):
         key = "last_safe"
         if last.lost:
             key = (
-                "last_lost_timeout"
+                "last_lost_struck"
+                if last.struck
+                else "last_lost_timeout"
                 if last.timeout
                 else "last_lost_tied"
                 if last.tied
                 else "last_lost"
             )
-        card = card_label(last.card.code, lang) if last.card is not None else "—"
+        card = shown_card(last.card, last.spent, lang, self.tr) if last.card is not None else "—"
         others = self.tr.count(lang, "count_others", last.tied) if last.tied else ""
         return self.tr.t(lang, key, round=last.round, card=card, others=others)
 
@@ -197,7 +209,15 @@ class PrivatePart(ReplyPart):
                     names = [names[0], "…", *names[-2:]]
                 return t(lang, "brief_swap", name=who(first.player), target=" ⇄ ".join(names))
             name, target = who(first.player), who(first.target)
-            return t(lang, _brief_key(first, reader), name=name, target=target)
+            shown = card_label(first.shown.code, lang) if first.shown is not None else ""
+            return t(
+                lang,
+                _brief_key(first, reader),
+                name=name,
+                target=target,
+                king=shown,
+                sign=sign(first.shown),
+            )
 
         items = brief(short=False)
         line = t(lang, "prompt_so_far", acts=" · ".join(items))
@@ -225,6 +245,8 @@ class PrivatePart(ReplyPart):
         players = self.cast(known, game.seats, lang)
         done = self.reply(lang, Reply(ReplyCode(note.answer), params), players)
         mark = ANSWER_MARKS.get(note.answer, "✅ ")
+        if note.answer in WEAK_MARKS:  # an Inn or a Cavalier (Kille) rather than a Queen
+            mark = sign(note.queen or note.king) + " "
         lines = [] if note.last is None else [self.recall_line(note.last, lang)]
         lines += [self._where(game, note.round, lang), f"{mark}{done}"]
         if note.revealed:  # the move ended the round
@@ -296,8 +318,8 @@ def _brief_key(act: Act, reader: int | None) -> str:
         # Coucou's Queens: a Queen sent the ask on, or refused it (nobody after her).
         what = "passed" if kind is ActKind.PASSED else "queen_blocked"
         return f"brief_{what}_by_you" if act.target == reader else f"brief_{what}"
-    if kind is ActKind.BLOCKED and act.target == reader:
-        return "brief_blocked_by_you"
+    if kind in (ActKind.BLOCKED, ActKind.STOPPED, ActKind.STRUCK) and act.target == reader:
+        return f"brief_{kind.value}_by_you"
     if kind is ActKind.CUT_BLOCKED and act.player == reader:
         return "brief_cut_blocked_you"
     return f"brief_{kind.value}"

@@ -17,7 +17,7 @@ class SettingsPart(Part):
         block = "block" if rules.kings_block else "free"
         return t(
             lang,
-            "rules",
+            "rules_kille_text" if rules.kille else "rules",  # the Kille deck's own powers
             game_name=self.game_name(lang, rules),
             min_players=rules.min_players,
             max_players=rules.max_players,

@@ -3,9 +3,13 @@ from its log, in the table's words, over as many messages as it takes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from cuckoo_bot.app.notices import Announcement, GameOverView
 from cuckoo_bot.app.queries import History, Story
 from cuckoo_bot.domain import codec
+from cuckoo_bot.domain.cards import Card
+from cuckoo_bot.domain.decks import deck_of
 from cuckoo_bot.domain.events import (
     CardCut,
     CutBlocked,
@@ -19,11 +23,13 @@ from cuckoo_bot.domain.events import (
     PlayerRemoved,
     Revealed,
     RoundDealt,
+    RoundStopped,
     SuddenDeathDrawn,
     SuddenDeathStarted,
     SwapBlocked,
     SwapPassedOn,
     Swapped,
+    SwapStruck,
     TimedOut,
 )
 from cuckoo_bot.domain.state import Act, ActKind
@@ -35,14 +41,19 @@ from cuckoo_bot.transport.render.common import (
     name_of,
     pages,
     queen_blocked,
+    shown_card,
+    sign,
     utf16_len,
 )
 from cuckoo_bot.transport.render.group import GroupPart
 
 
 def loss_key(cause: LifeLossCause) -> str:
-    """The words for a life lost: to the lowest card, or to the clock."""
-    return "reveal_lost_timeout" if cause is LifeLossCause.TIMEOUT else "reveal_lost"
+    """The words for a life lost: to the lowest card, to the clock, or to a Kille strike."""
+    return {
+        LifeLossCause.TIMEOUT: "reveal_lost_timeout",
+        LifeLossCause.STRUCK: "reveal_lost_struck",
+    }.get(cause, "reveal_lost")
 
 
 class StoryPart(GroupPart):
@@ -77,8 +88,7 @@ class StoryPart(GroupPart):
         players = self.cast(story.players, story.game.seats, lang)
         blocks: list[list[str]] = [[t(lang, "story_title", game=story.game.id)]]
         acts: list[str] = []
-        cut: bool | None = False  # this round's dealer cut a card (None: only Kings)
-        dealer = 0
+        seen = _RoundSoFar(dealer=0)
 
         def close_acts() -> None:
             if acts:
@@ -89,22 +99,31 @@ class StoryPart(GroupPart):
             for event in entry.events:
                 if isinstance(event, RoundDealt):
                     close_acts()
-                    dealer, cut = event.dealer, False
-                    blocks.append(
-                        [t(lang, "table_title", round=event.round, dealer=name_of(players, dealer))]
-                    )
+                    seen = _RoundSoFar(dealer=event.dealer)
+                    dealer = name_of(players, event.dealer)
+                    blocks.append([t(lang, "table_title", round=event.round, dealer=dealer)])
                 elif isinstance(
                     event,
-                    Kept | TimedOut | Swapped | SwapBlocked | SwapPassedOn | CardCut | CutBlocked,
+                    Kept
+                    | TimedOut
+                    | Swapped
+                    | SwapBlocked
+                    | SwapPassedOn
+                    | SwapStruck
+                    | RoundStopped
+                    | CardCut
+                    | CutBlocked,
                 ):
                     act = _act_of(event)
                     call = self.call(lang, story.game.rules)
-                    acts.append(self._act(lang, act, players, dealer, call, after_cut=cut))
-                    cut = _cut_so_far(cut, event)
+                    acts.append(
+                        self._act(lang, act, players, seen.dealer, call, after_cut=seen.cut)
+                    )
+                    seen.see(event)
                 elif isinstance(event, Revealed):
                     close_acts()
                     cards = " · ".join(
-                        f"{name_of(players, p)} {card_label(c.code, lang)}"
+                        f"{name_of(players, p)} {shown_card(c, c in seen.spent, lang, self.tr)}"
                         + (" ⬇️" if p in event.lowest else "")
                         for p, c in zip(event.order, event.cards, strict=True)
                     )
@@ -156,10 +175,13 @@ class StoryPart(GroupPart):
         if kind is ActKind.SWAP:
             return t(lang, "act_swap", name=name, target=target)
         king = card_label(act.shown.code, lang) if act.shown is not None else ""
+        mark = sign(act.shown)
         if kind is ActKind.PASSED:
-            return t(lang, "act_passed", name=name, target=target, king=king)
+            return t(lang, "act_passed", name=name, target=target, king=king, sign=mark)
         if queen_blocked(act):
-            return t(lang, "act_queen_blocked", name=name, target=target, king=king)
+            return t(lang, "act_queen_blocked", name=name, target=target, king=king, sign=mark)
+        if kind in (ActKind.STOPPED, ActKind.STRUCK):
+            return t(lang, f"act_{kind.value}", name=name, target=target, king=king)
         if kind is ActKind.BLOCKED:
             return t(lang, "act_blocked", name=name, target=target, king=king, call=call)
         if kind is ActKind.CUT:
@@ -167,14 +189,24 @@ class StoryPart(GroupPart):
         return t(lang, "act_cut_blocked", name=name, king=king)
 
 
-def _cut_so_far(cut: bool | None, event: object) -> bool | None:
-    """Whether the round's dealer has cut a card (True), only Kings a block set aside (None),
-    or nothing yet (False), after ``event``."""
-    if isinstance(event, CardCut):
-        return True
-    if isinstance(event, CutBlocked) and not cut:
-        return None
-    return cut
+@dataclass
+class _RoundSoFar:
+    """What the story knows of the round it tells: its dealer, whether they cut a card (True),
+    only Kings a block set aside (None) or nothing yet (False), and the cards a swap spent (a
+    Kille Harlequin that changed hands: the lowest at the reveal)."""
+
+    dealer: int
+    cut: bool | None = False
+    spent: set[Card] = field(default_factory=set)
+
+    def see(self, event: object) -> None:
+        if isinstance(event, CardCut):
+            self.cut = True
+        elif isinstance(event, CutBlocked) and not self.cut:
+            self.cut = None
+        elif isinstance(event, Swapped):
+            cards = (event.player_card, event.neighbour_card)
+            self.spent |= {c for c in cards if deck_of(c).spent_by_swap(c)}
 
 
 def collapsed(pages: list[str]) -> str | None:
@@ -188,7 +220,15 @@ def collapsed(pages: list[str]) -> str | None:
 
 
 def _act_of(
-    event: Kept | TimedOut | Swapped | SwapBlocked | SwapPassedOn | CardCut | CutBlocked,
+    event: Kept
+    | TimedOut
+    | Swapped
+    | SwapBlocked
+    | SwapPassedOn
+    | SwapStruck
+    | RoundStopped
+    | CardCut
+    | CutBlocked,
 ) -> Act:
     """The table's words for an event of the log (the same as during the game)."""
     if isinstance(event, Kept):
@@ -201,6 +241,10 @@ def _act_of(
         return Act(event.player, ActKind.BLOCKED, target=event.neighbour, shown=event.king)
     if isinstance(event, SwapPassedOn):
         return Act(event.player, ActKind.PASSED, target=event.neighbour, shown=event.queen)
+    if isinstance(event, SwapStruck):
+        return Act(event.player, ActKind.STRUCK, target=event.neighbour, shown=event.card)
+    if isinstance(event, RoundStopped):
+        return Act(event.player, ActKind.STOPPED, target=event.neighbour, shown=event.cuckoo)
     if isinstance(event, CardCut):
         return Act(event.dealer, ActKind.CUT)
     return Act(event.dealer, ActKind.CUT_BLOCKED, shown=event.king)

@@ -20,6 +20,8 @@ from cuckoo_bot.transport.render.common import (
     keys,
     name_of,
     queen_blocked,
+    shown_card,
+    sign,
 )
 
 
@@ -69,6 +71,7 @@ class TablePart(Part):
         reveal = view.reveal
         shown = reveal.revealed if reveal is not None else None
         lost = {loss.player for loss in reveal.losses} if reveal is not None else set()
+        spent = reveal.spent if reveal is not None else ()
         rows = []
         for index, player in enumerate(view.order):
             lives = view.lives[index]
@@ -76,7 +79,8 @@ class TablePart(Part):
                 lives = reveal.lives[shown.order.index(player)]
             row = self._row(view, player, lives, players, lang, call)
             if shown is not None and player in shown.order:
-                card = card_label(shown.cards[shown.order.index(player)].code, lang)
+                held = shown.cards[shown.order.index(player)]
+                card = shown_card(held, held in spent, lang, self.tr)
                 mark = " 💔" if player in lost and lives > 0 else ""  # out: 💀 for lives
                 row += f" · <b>{card}</b>{mark}"
             rows.append(row)
@@ -122,6 +126,7 @@ class TablePart(Part):
         via = queen = ""
         if passed is not None and passed.target is not None and passed.shown is not None:
             via, queen = name_of(players, passed.target), card_label(passed.shown.code, lang)
+        mark = sign(passed.shown if passed is not None else act.shown)
         if kind is ActKind.KEEP and act.player == dealer:
             blocked = [a for a in acts[:-1] if a.kind is ActKind.CUT_BLOCKED and a.shown]
             if any(a.kind is ActKind.CUT for a in acts[:-1]):
@@ -144,6 +149,7 @@ class TablePart(Part):
             call=call,
             via=via,
             queen=queen,
+            sign=mark,
         )
 
     def _status(self, view: TableView, game: Game, players: Players, lang: str) -> list[str]:

@@ -154,6 +154,24 @@ def test_a_card_dealt_takes_the_keys_off_every_older_prompt_and_tells_the_newest
     ]
 
 
+def test_a_card_dealt_after_a_round_the_player_never_played_tells_its_result_itself() -> None:
+    # One-card Kille: a Cuckoo ended round 2 before this player's turn. Their only message is
+    # the deal of round 2 (no prompt, no answer): the new card comes with round 2's result.
+    earlier = on_screen(deal(rnd=2), 7, False)
+    new = deal(prev=RESULT)
+    assert plan(new, chat(earlier)) == [Send(new, show=Show.WITH_RESULT)]
+    # A prompt of that round tells it as before, and the new card comes on its own.
+    asked = on_screen(prompt(4), 9, True)
+    assert plan(
+        new,
+        chat(
+            earlier,
+            on_screen(note(NoticeKind.NUDGE, NudgeNote(2, 9, NOW), id=998), 12, False),
+            asked,
+        ),
+    )[-1] == Send(new)
+
+
 # -- a prompt ---------------------------------------------------------------------------------
 
 

@@ -338,17 +338,18 @@ def test_a_queen_that_sends_an_ask_on_is_told_on_the_table_in_the_story_and_to_t
                 via=BOB_SAYS,
                 queen=queen,
                 target=CAROL_SAYS,
+                sign="👸",
             )
         ).lstrip(" ·")
     )
     told = story(state, log, QUEENS, lang)
-    assert tr.t(lang, "act_passed", name=ANA_SAYS, target=BOB_SAYS, king=queen) in told
+    assert tr.t(lang, "act_passed", name=ANA_SAYS, target=BOB_SAYS, king=queen, sign="👸") in told
     assert tr.t(lang, "act_swap", name=ANA_SAYS, target=CAROL_SAYS) in told
     rnd = state.round
     assert rnd is not None
     cast = Cast(PEOPLE, [ANA, BOB, CAROL], "Player {n}")
     line = plain(renderer.so_far(lang, rnd.acts, cast, reader=BOB))
-    assert plain(tr.t(lang, "brief_passed_by_you", name=ANA_SAYS)) in line
+    assert plain(tr.t(lang, "brief_passed_by_you", name=ANA_SAYS, king=queen, sign="👸")) in line
     done = Reply(
         ReplyCode.DONE_SWAP_VIA, {"card": "9C", "player": CAROL, "via": BOB, "queen": "QH"}
     )
@@ -371,7 +372,10 @@ def test_a_queen_held_by_the_dealer_blocks_without_the_kings_call(lang: str) -> 
     call = tr.t(lang, "call_cuckoo")
     assert queen in row and call not in row
     told = story(state, log, QUEENS, lang)
-    assert tr.t(lang, "act_queen_blocked", name=BOB_SAYS, target=CAROL_SAYS, king=queen) in told
+    blocked = tr.t(
+        lang, "act_queen_blocked", name=BOB_SAYS, target=CAROL_SAYS, king=queen, sign="👸"
+    )
+    assert blocked in told
 
 
 @pytest.mark.parametrize("lang", LANGS)
