@@ -15,7 +15,7 @@ from datetime import datetime
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import DEFAULT_LANGUAGE, Game, GameStatus, Player
 from cuckoo_bot.domain.actions import Move, PlayerId
-from cuckoo_bot.domain.decks import deck_for
+from cuckoo_bot.domain.decks import weak
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.state import (
     ActKind,
@@ -41,6 +41,7 @@ class LiveSeat:
     via: PlayerId | None = None
     via_shown: str | None = None
     card: str | None = None  # face up for this viewer (None: face down, or no card)
+    spent: bool = False  # ``card`` is a Kille Harlequin swapped this round: it ranks lowest
     lost: bool = False  # lost a life at the reveal on the table
     place: int | None = None  # once the game is over: 1 for the winner(s), then by going out
 
@@ -113,13 +114,15 @@ def _seat(
         acts = [a for a in rnd.acts if a.player == player]
         act = acts[-1] if acts else None
         passed = passed_before(acts)
-    deck = deck_for(state.rules)
     card = None
+    spent = False
     if reveal is not None:
         shown = reveal.card_of(player)
         card = shown.code if shown is not None else None
+        spent = shown is not None and shown in reveal.spent
     elif rnd is not None and player == viewer and player in rnd.order and seat.active:
-        card = rnd.card_of(player).code
+        held = rnd.card_of(player)
+        card, spent = held.code, held in rnd.spent  # they gave it or took it: they know
     return LiveSeat(
         player=player,
         lives=seat.lives,
@@ -131,10 +134,11 @@ def _seat(
         by_queen=act is not None
         and act.kind is ActKind.BLOCKED
         and act.shown is not None
-        and deck.passes_on(act.shown),
+        and weak(act.shown),
         via=passed.target if passed is not None else None,
         via_shown=passed.shown.code if passed is not None and passed.shown is not None else None,
         card=card,
+        spent=spent,
         lost=reveal is not None and reveal.lost(player),
         place=place,
     )

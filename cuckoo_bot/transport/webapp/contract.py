@@ -17,21 +17,40 @@ from typing import Literal, Union, get_args, get_origin, get_type_hints
 from typing_extensions import TypedDict
 
 Status = Literal["lobby", "running", "finished", "cancelled"]
-Acted = Literal["keep", "swap", "blocked", "queen_blocked", "cut", "cut_blocked", "timeout"]
+Acted = Literal[
+    "keep", "swap", "blocked", "queen_blocked", "struck", "stopped", "cut", "cut_blocked", "timeout"
+]
 Option = Literal["keep", "swap", "cut"]
-SuitCode = Literal["C", "D", "H", "S"]
+SuitCode = Literal["C", "D", "H", "S", ""]  # "": a card with no suit (the Kille deck's)
+# What the page draws in the middle of a card with no suit: one of the Kille deck's nine
+# pictures, or a Kille number (its figure, big, between two ornaments); "": pips or a letter.
+Motif = Literal[
+    "",
+    "mask",
+    "flowerpot",
+    "wreath",
+    "number",
+    "inn",
+    "cavalier",
+    "pig",
+    "hussar",
+    "cuckoo",
+    "harlequin",
+]
 GameNameCode = Literal["cuckoo", "chase_the_ace", "ranter_go_round"]
 
 
 class FaceJson(TypedDict):
     """A card's face as the page draws it: the page knows no deck, it draws what it is told."""
 
-    label: str  # the card's name for people ("10♥"): what a screen reader says
-    corner: str  # the index in two corners ("10", "K")
-    suit: SuitCode  # the shape drawn in the corners and the middle
+    label: str  # the card's name for people ("10♥", "🐦 Cuckoo"): what a screen reader says
+    corner: str  # the index in two corners ("10", "K"); "": a small copy of the motif
+    suit: SuitCode  # the shape drawn in the corners and the middle ("": none, a motif instead)
     red: bool
     pips: int  # suit shapes in the middle: 2 to 10; 1: one big shape (an Ace); 0: a picture
-    picture: str  # a picture card's letter or word, framed in the middle ("K"); "" otherwise
+    picture: str  # framed in the middle: a picture's letter ("K"), a Kille number's figure
+    motif: Motif  # the drawing in the middle of a card with no suit; "": the 52 cards
+    sign: str  # before its name when it sent an ask on: 👸 a Queen, ↪️ a Kille Inn or Cavalier
 
 
 class SeatJson(TypedDict):
@@ -43,11 +62,12 @@ class SeatJson(TypedDict):
     out: bool
     dealer: bool
     acted: Acted | None  # what the seat did this round, once it did
-    target: int | None  # the neighbour a swap went to (or a King blocked)
-    shown: str | None  # the card shown to the table when it blocked this seat (a face's code)
-    via: int | None  # Coucou's Queens: whose Queen sent this seat's ask on to ``target``
-    via_shown: str | None  # that Queen (a face's code), shown at her holder's seat
+    target: int | None  # the neighbour a swap went to (or whose card refused it)
+    shown: str | None  # the card shown to the table when it refused this seat (a face's code)
+    via: int | None  # whose Queen (Kille: Inn, Cavalier) sent this seat's ask on to ``target``
+    via_shown: str | None  # that card (a face's code), shown at its holder's seat
     card: str | None  # face up for this viewer (a face's code; None: face down, or no card)
+    spent: bool  # ``card`` is a Kille Harlequin that changed hands this round: it ranks lowest
     lost: bool  # lost a life at the reveal
     place: int | None  # once the game is over: 1 for the winner(s), then by going out
 

@@ -125,12 +125,15 @@ def _acted(seat: live.LiveSeat) -> Acted | None:
     return ACTED[seat.acted]
 
 
-# What a seat did, as the page names it (a Queen's block has its own name).
+# What a seat did, as the page names it (a block by a card that would have sent the ask on,
+# a Queen, an Inn, a Cavalier, has its own name).
 ACTED: dict[ActKind, Acted] = {
     ActKind.KEEP: "keep",
     ActKind.SWAP: "swap",
     ActKind.BLOCKED: "blocked",
     ActKind.CUT: "cut",
+    ActKind.STRUCK: "struck",
+    ActKind.STOPPED: "stopped",
     ActKind.CUT_BLOCKED: "cut_blocked",
     ActKind.TIMEOUT: "timeout",
     ActKind.PASSED: "swap",  # never a seat's last act: how the ask ended follows it
@@ -150,6 +153,7 @@ def _seat(seat: live.LiveSeat, shot: Snapshot) -> SeatJson:
         "via": seat.via,
         "via_shown": seat.via_shown,
         "card": seat.card,
+        "spent": seat.spent,
         "lost": seat.lost,
         "place": seat.place,  # once the game is over
     }

@@ -418,7 +418,7 @@ def test_a_queen_that_sends_an_ask_on_shows_at_her_seat_and_the_asker_says_so(li
     view = swapped.deal({bob: "2S", eve: "QH", zoe: "9C"}).swap().view()
     models = js(lib, "a.seats.map((s) => T.seatModel(a, s, T.texts(a.strings)))", view)
     by = {m["player"]: m for m in models}
-    sent_on = f"👸 sent on by {iso(scenes.NAMES[eve])}'s Queen"
+    sent_on = f"👸 sent on by {iso(scenes.NAMES[eve])}'s Q♥"  # the Queen's face, by its label
     assert by[bob]["status"] == f"{sent_on} · 🔄 swapped with {iso(scenes.NAMES[zoe])}"
     assert by[bob]["tone"] == "done"
     assert by[eve]["shown"] == "QH" and by[eve]["shownFace"]["label"] == "Q♥"

@@ -6,10 +6,12 @@
  * @typedef {Object} FaceJson
  * @property {string} label
  * @property {string} corner
- * @property {"C" | "D" | "H" | "S"} suit
+ * @property {"C" | "D" | "H" | "S" | ""} suit
  * @property {boolean} red
  * @property {number} pips
  * @property {string} picture
+ * @property {"" | "mask" | "flowerpot" | "wreath" | "number" | "inn" | "cavalier" | "pig" | "hussar" | "cuckoo" | "harlequin"} motif
+ * @property {string} sign
  */
 
 /**
@@ -20,12 +22,13 @@
  * @property {number} lives
  * @property {boolean} out
  * @property {boolean} dealer
- * @property {"keep" | "swap" | "blocked" | "queen_blocked" | "cut" | "cut_blocked" | "timeout" | null} acted
+ * @property {"keep" | "swap" | "blocked" | "queen_blocked" | "struck" | "stopped" | "cut" | "cut_blocked" | "timeout" | null} acted
  * @property {number | null} target
  * @property {string | null} shown
  * @property {number | null} via
  * @property {string | null} via_shown
  * @property {string | null} card
+ * @property {boolean} spent
  * @property {boolean} lost
  * @property {number | null} place
  */

@@ -68,7 +68,7 @@ export function heartsNode(model) {
 export function seatNode(model, flip) {
   const seat = el("div", "seat");
   seat.dataset.player = String(model.player);
-  for (const [flag, on] of [["me", model.you], ["turn", model.turn], ["out", model.out], ["lost", model.lost], ["dealer", model.dealer]]) {
+  for (const [flag, on] of [["me", model.you], ["turn", model.turn], ["out", model.out], ["lost", model.lost], ["dealer", model.dealer], ["spent", model.spent]]) {
     if (on) seat.classList.add(flag);
   }
   const slot = el("div", "slot");
@@ -97,6 +97,7 @@ export function seatNode(model, flip) {
   const status = el("div", "status" + (model.tone ? " " + model.tone : ""), model.status);
   status.dir = "auto";
   seat.appendChild(status);
+  if (model.spent) seat.appendChild(el("div", "spent", S.t("spent"))); // why it is the lowest
   return seat;
 }
 

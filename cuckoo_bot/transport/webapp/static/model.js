@@ -266,8 +266,41 @@ export function nextActive(view, player) {
   return null;
 }
 
-export const ACTED = ["keep", "timeout", "swap", "blocked", "queen_blocked", "cut", "cut_blocked"];
-const BLOCKS = ["blocked", "queen_blocked"]; // a swap asked of a seat that refused it
+export const ACTED = [
+  "keep", "timeout", "swap", "blocked", "queen_blocked", "struck", "stopped", "cut", "cut_blocked",
+];
+// A swap asked of a seat whose card refused it: shown at that seat until the reveal.
+const REFUSED = ["blocked", "queen_blocked", "struck", "stopped"];
+
+/**
+ * How a status names the card ``code`` (a King, a Queen, a Kille picture shown to the table):
+ * its face's label, and the sign put before it when it sent an ask on or refused it weakly.
+ * @param {any} view
+ * @param {any} code
+ */
+export function shownCard(view, code) {
+  const face = faceOf(view, code);
+  return face ? { card: face.label, sign: face.sign } : { card: "", sign: "" };
+}
+
+/**
+ * A seat's line for what it did: the outcome ("🔄 swapped with Zoë"), after how its ask was
+ * sent on when it was ("👸 sent on by Eve's Q♥ · 🔄 swapped with Zoë").
+ * @param {any} view
+ * @param {SeatJson} seat
+ * @param {(key: string, values?: Object) => string} t
+ */
+export function actedText(view, seat, t) {
+  const target = seat.target !== null && seat.target !== undefined;
+  const outcome = t("acted_" + seat.acted, Object.assign(shownCard(view, seat.shown), {
+    target: target ? iso(nameOf(view, seat.target, t)) : "",
+  }));
+  if (seat.via === null || seat.via === undefined) return outcome;
+  const via = t("acted_via", Object.assign(shownCard(view, seat.via_shown), {
+    via: iso(nameOf(view, seat.via, t)),
+  }));
+  return via + " · " + outcome;
+}
 
 /**
  * What one seat shows: face "up" (with the card), "down" (a card back) or "none" (no card);
@@ -297,21 +330,16 @@ export function seatModel(view, seat, t) {
     status = t("playing");
     tone = "turn";
   } else if (view.status === "running" && ACTED.indexOf(seat.acted) >= 0) {
-    const target = seat.target !== null && seat.target !== undefined;
-    const via = seat.via !== null && seat.via !== undefined; // a Queen sent the ask on
-    status = t("acted_" + seat.acted + (via ? "_via" : ""), {
-      target: target ? iso(nameOf(view, seat.target, t)) : "",
-      via: via ? iso(nameOf(view, seat.via, t)) : "",
-    });
-    const king = BLOCKS.indexOf(seat.acted) >= 0 || seat.acted === "cut_blocked";
+    status = actedText(view, seat, t);
+    const king = REFUSED.indexOf(seat.acted) >= 0 || seat.acted === "cut_blocked";
     tone = king ? "king" : "done";
   }
-  // A King (or a Queen) shown to the table, until the reveal: at the seat that holds it (a
-  // swap was asked of it, or a Queen sent one on), or at the dealer's who cut a King from the
-  // deck (it is set aside there).
+  // A card that refused a swap shown to the table, until the reveal: at the seat that holds
+  // it (a swap was asked of it, or it sent one on), or at the dealer's who cut a King from
+  // the deck (it is set aside there).
   const seats = view.seats || [];
   const blocked = seats.find(function (other) {
-    return BLOCKS.indexOf(other.acted) >= 0 && other.target === seat.player;
+    return REFUSED.indexOf(other.acted) >= 0 && other.target === seat.player;
   });
   const passed = seats.find(function (other) {
     return other.via === seat.player;
@@ -336,6 +364,8 @@ export function seatModel(view, seat, t) {
     tone: tone,
     shown: shownFace ? shownCode : null,
     shownFace: shownFace,
+    // a Kille Harlequin face up that changed hands this round: it counts lowest
+    spent: face === "up" && !!seat.spent,
     lost: lost,
     hearts: {
       full: lives,
