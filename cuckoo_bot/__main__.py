@@ -53,6 +53,14 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8080, help="the live table's port on 127.0.0.1 (--web)"
     )
     demo.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a house rule set with /settings before the game (kille=1, queens_block=1,"
+        " name=chase_the_ace ...); repeat for more",
+    )
+    demo.add_argument(
         "--solo",
         action="store_true",
         help="with --web: you alone against computer seats, in one window (one link)",
@@ -112,15 +120,38 @@ def _play_demo(settings: Settings, args: argparse.Namespace, secrets: list[str])
     if not 3 <= args.players <= 20:
         print("cuckoo-bot: --players must be within 3..20", file=sys.stderr)
         return 2
+    rules = list(args.rule)
+    unknown = _unknown_rule(rules)
+    if unknown:
+        print(f"cuckoo-bot: --rule {unknown}", file=sys.stderr)
+        return 2
     demo = _demo(Path(__file__).resolve().parent.parent)
     if demo is None:
         print(DEMO_NEEDS_SOURCE, file=sys.stderr)
         return 2
     if args.web:
         solo = bool(args.solo)
-        web = demo.run_web_demo(args.players, args.lang, args.seed, args.port, solo=solo)
+        web = demo.run_web_demo(
+            args.players, args.lang, args.seed, args.port, solo=solo, rules=rules
+        )
         return int(asyncio.run(web))
-    return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed)))
+    return int(asyncio.run(demo.run_demo(args.players, args.lang, args.seed, rules)))
+
+
+def _unknown_rule(rules: list[str]) -> str | None:
+    """What is wrong with the first of the demo's ``--rule`` values, or None: each is a
+    setting of /settings and one of its values (``kille=1``), as its key sets it."""
+    from cuckoo_bot.app.settings import BY_NAME, encode
+
+    for rule in rules:
+        name, _, value = rule.partition("=")
+        setting = BY_NAME.get(name)
+        if setting is None:
+            return f"{rule}: no such setting (one of {', '.join(BY_NAME)})"
+        values = [encode(v) for v in setting.choices]
+        if value not in values:
+            return f"{rule}: {name} takes {', '.join(values)}"
+    return None
 
 
 COMMANDS: dict[str, Callable[[Settings, argparse.Namespace, list[str]], int]] = {

@@ -60,7 +60,7 @@ TOKEN = "424242:Golden-transcripts-token-for-the-fake-api"
 BOT_USERNAME = "cuckoo_golden_bot"
 GROUP = -1001000000042
 GROUP_TITLE = "Soirée cartes & co"
-SEEDS = {3: 20263, 4: 20264, 6: 20261, 10: 20262}
+SEEDS = {3: 20263, 4: 20264, 5: 20265, 6: 20261, 10: 20262}
 # Seconds without a Bot API call, once the outbox is empty, after which the bot counts as idle
 # (in process and without a private pace, what follows a delivery comes within milliseconds).
 QUIET = 0.05
@@ -100,6 +100,7 @@ GAMES = [
     pytest.param(4, "es", ("name=chase_the_ace",), id="4-players-es-name_chase_the_ace"),
     pytest.param(4, "fr", ("queens_block=1",), id="4-players-fr-queens_block"),
     pytest.param(3, "es", ("stakes=1",), id="3-players-es-stakes"),
+    pytest.param(5, "en", ("kille=1",), id="5-players-en-kille"),
 ]
 
 
@@ -165,13 +166,8 @@ async def play_game(
             await table.say(user, "/start", chat_id=user)
             await fake.wait_for_message(user)
         await settle(fake, runtime.deps)
-        for variant in variants:
-            await table.say(ids[0], "/settings")
-            await settle(fake, runtime.deps)
-            menu = fake.messages(GROUP)[-1]
-            data = next(d for d in menu.callback_datas if d.endswith(f":{variant}"))
-            await table.press(ids[0], menu, data)
-            await settle(fake, runtime.deps)
+        await table.set_rules(ids[0], variants)
+        await settle(fake, runtime.deps)
         await table.say(ids[0], "/newgame")
         await fake.wait_for(table.lobby)
         for user, kind in [*((u, "1:j:") for u in ids), (ids[0], "1:g:")]:

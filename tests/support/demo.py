@@ -18,7 +18,7 @@ import random
 import socket
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +86,7 @@ async def running_bot(settings: Settings, rng: random.Random) -> AsyncIterator[R
         yield runtime
 
 
-async def run_demo(players: int, lang: str, seed: int | None) -> int:
+async def run_demo(players: int, lang: str, seed: int | None, rules: Sequence[str] = ()) -> int:
 
     from pydantic import SecretStr
 
@@ -124,6 +124,7 @@ async def run_demo(players: int, lang: str, seed: int | None) -> int:
                 for user_id, _, _ in people:
                     await driver.say(user_id, "/start", chat_id=user_id)
                     await fake.wait_for_message(user_id)
+                await driver.set_rules(101, rules)
                 await driver.start_game(101, [u for u, _, _ in people], players - len(people))
                 try:
                     await play_out(driver, [u for u, _, _ in people], players)
@@ -218,6 +219,7 @@ async def web_demo(
     port: int = 0,
     turn_timeout: float = 600,
     reveal_pause: float = REVEAL_PAUSE,
+    rules: Sequence[str] = (),
 ) -> AsyncIterator[WebDemo]:
     """The fake Telegram and the real bot with its live table on 127.0.0.1:``port`` (0: a free
     one), a group of ``humans`` people and a watcher, and a game started there."""
@@ -267,6 +269,7 @@ async def web_demo(
                     creator=people[0][0],
                 )
                 driver = TableDriver(fake, group_id)
+                await driver.set_rules(people[0][0], rules)
                 await driver.start_game(people[0][0], [u for u, _ in people], computers)
                 table = driver.table()
                 assert table is not None
@@ -278,7 +281,13 @@ async def web_demo(
 
 
 async def run_web_demo(
-    players: int, lang: str, seed: int | None, port: int, *, solo: bool = False
+    players: int,
+    lang: str,
+    seed: int | None,
+    port: int,
+    *,
+    solo: bool = False,
+    rules: Sequence[str] = (),
 ) -> int:
     """``cuckoo-bot demo --web``: a game whose people each play on their own page; ``--solo``:
     one person against computer seats, one link to open."""
@@ -296,7 +305,7 @@ async def run_web_demo(
     loop = asyncio.get_running_loop()
     for signal in (SIGINT, SIGTERM):
         loop.add_signal_handler(signal, stop.set)
-    async with web_demo(humans, players - humans, lang, seed, port) as demo:
+    async with web_demo(humans, players - humans, lang, seed, port, rules=rules) as demo:
         out = sys.stdout
         if solo:
             (user_id, name), *_ = demo.people

@@ -4,15 +4,22 @@ end-to-end tests, the benchmarks and the demo sit people at the table with it.""
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from cuckoo_bot.app.model import SUPPORTED_LANGUAGES
+from cuckoo_bot.domain.decks import KILLE
 from cuckoo_bot.transport import keydata
+from cuckoo_bot.transport.render.kille import label
 from fakebotapi import FakeBotApi, StoredMessage
 
 CARD = re.compile(r"(10|[2-9AJQKRDV])([♣♦♥♠])")  # R, D, V: a French reader's K, Q, J
 RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13, "V": 11, "D": 12, "R": 13}
+# A Kille card as a reader sees it ("🐦 Cuckoo", "🎴 7") in any language, and its rank.
+KILLE_RANKS = {label(c, lang): c.rank for c in KILLE.cards for lang in SUPPORTED_LANGUAGES}
+KILLE_CARD = re.compile("|".join(re.escape(k) for k in sorted(KILLE_RANKS, key=len, reverse=True)))
 MOVE_KINDS = tuple(keydata.MOVES)
 
 
@@ -21,9 +28,12 @@ MOVE_KINDS = tuple(keydata.MOVES)
 GROUP_PATIENCE = 70.0
 
 
-def rank_of(label: str) -> int:
-    rank = CARD.fullmatch(label)
-    assert rank is not None, label
+def rank_of(shown: str) -> int:
+    """A card's rank from how it reads (a Kille card's: 1, the Mask, to 21, the Harlequin)."""
+    if shown in KILLE_RANKS:
+        return KILLE_RANKS[shown]
+    rank = CARD.fullmatch(shown)
+    assert rank is not None, shown
     return RANKS.get(rank.group(1)) or int(rank.group(1))
 
 
@@ -100,6 +110,36 @@ class TableDriver:
             lambda: (table := self.table()) is not None and table.message_id > opened, wait
         )
 
+    async def set_rules(self, admin: int, variants: Sequence[str], wait: float = 10.0) -> None:
+        """``admin`` sets each of ``variants`` with /settings' keys (``kille=1``,
+        ``name=ranter_go_round``): a key sets its setting's next value, so it is tapped until
+        the tap that set this one (at most once round all the values)."""
+        for variant in variants:
+            name = variant.partition("=")[0]
+            await self.say(admin, "/settings")
+            menu, data = await self.fake.wait_for(partial(self._setting_key, name), wait)
+            for _ in range(10):
+                await self.press(admin, menu, data, wait)
+                if data.endswith(f":{variant}"):
+                    break
+                pressed = data
+                menu, data = await self.fake.wait_for(
+                    partial(self._setting_key, name, unlike=pressed), wait
+                )
+            else:
+                raise AssertionError(f"/settings never offered {variant}")
+
+    def _setting_key(
+        self, name: str, unlike: str | None = None
+    ) -> tuple[StoredMessage, str] | None:
+        """The newest settings key of setting ``name`` (its message and data), once it is not
+        ``unlike`` (the key just tapped: the menu shows the next value)."""
+        for msg in reversed(self.fake.messages(self.group_id, include_deleted=False)):
+            for data in msg.callback_datas if msg.from_bot else ():
+                if f":{name}=" in data:
+                    return (msg, data) if data != unlike else None
+        return None
+
     def lobby_text(self) -> str | None:
         """The lobby message's text, also once it has no keys left (started, cancelled)."""
         for msg in self.fake.messages(self.group_id, include_deleted=False):
@@ -156,10 +196,9 @@ class TableDriver:
         """The card the bot last told this user privately (the newest message naming one)."""
         for msg in reversed(self.fake.dm(user_id)):
             if msg.from_bot and msg.text:
-                cards = CARD.findall(msg.text)
+                cards = [*CARD.finditer(msg.text), *KILLE_CARD.finditer(msg.text)]
                 if cards:
-                    rank, suit = cards[-1]
-                    return f"{rank}{suit}"
+                    return max(cards, key=lambda found: found.start()).group(0)
         return None
 
     async def press(
