@@ -84,7 +84,8 @@ def build(
     clock = clock or SystemClock()
     public = settings.public_base() if serve_http else None
     # The live table's watchers hear of each committed change of a game (``webapp/hub.py``).
-    hub: Hub[Snapshot | None] = Hub(lambda game_id: snapshot(deps, game_id))
+    translator = Translator()
+    hub: Hub[Snapshot | None] = Hub(lambda game_id: snapshot(deps, game_id, translator))
     deps = Deps(
         uow=sql_uow_factory(
             engine, instance=settings.instance, changed=hub.changed if public else None
@@ -106,7 +107,7 @@ def build(
         bot_token,
         settings.api_base_url,
         deps,
-        Translator(),
+        translator,
         metrics,
         group_rate=settings.group_rate,
         private_interval=settings.private_interval,

@@ -11,14 +11,27 @@ SOURCE_LANGUAGE = "en"  # the language these texts are written in; the catalogs 
 
 MESSAGES: dict[str, str] = {
     # -- help, rules, start -------------------------------------------------------------------
+    # /help in a group: the game by the group's name for it, its gist by the group's rules.
     "help_group": (
-        "🃏 <b>Cuckoo</b>: one card each. Keep it or swap it with the next player; a King blocks"
-        " the swap. The lowest card at the reveal loses a life.\n\n"
+        "🃏 <b>{game_name}</b>: {gist}\n\n"
         "/newgame: open a lobby\n/join: join the lobby\n/leave: leave the lobby or the game\n"
         "/startgame: start the game (its creator or an admin)\n/cancel: cancel it (creator or admin)\n"
         "/leaderboard: this group's league table (<code>/leaderboard global</code> for everyone)\n"
         "/history: the last games here (<code>/history 12</code>: game 12 round by round)\n"
         "/rules: the rules\n/settings: house rules (admins)\n/language: the group's language"
+    ),
+    "help_gist": (
+        "one card each. Keep it or swap it with the next player; a King blocks the swap. The"
+        " lowest card at the reveal loses a life."
+    ),
+    "help_gist_free": (
+        "one card each. Keep it or swap it with the next player, who must accept. The lowest card"
+        " at the reveal loses a life."
+    ),
+    "help_gist_kille": (
+        "one card each from the Swedish Kille deck. Keep it or swap it with the next player,"
+        " unless their card has a power (the Cuckoo, the Hussar, the Pig, the Inn, the Cavalier:"
+        " /rules). The lowest card at the reveal loses a life."
     ),
     "help_private": (
         "🃏 <b>Cuckoo</b>: the party card game for Telegram groups.\n\n"

@@ -16,12 +16,16 @@ from cuckoo_bot.app.live import Seen
 from cuckoo_bot.app.model import Game, GameStatus, Player
 from cuckoo_bot.domain.actions import Action, Deal, Keep, PlayerId, Swap, Timeout
 from cuckoo_bot.domain.cards import Card
-from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.decks import KILLE, STANDARD, deck_for
 from cuckoo_bot.domain.engine import apply, new_game
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import GameState, Phase
 from cuckoo_bot.i18n.messages import MESSAGES
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.render.common import rules_line
 from cuckoo_bot.transport.webapp.view import Snapshot
+
+TRANSLATOR = Translator()
 
 GAME = 12
 ANA, BOB, EVE, ZOE, CURLY, RTL = 111, 222, 333, 444, 555, 666
@@ -44,6 +48,8 @@ STRINGS = {
 # The cards a deal gives the seats a scene does not name: middling, never a King or an Ace,
 # so they neither block nor lose.
 _FILLER = [c for rank in (10, 9, 8, 11, 12, 7, 6, 5) for c in STANDARD.cards if c.rank == rank]
+# The same for the Kille deck: its numbers 5 to 9, no card with a power.
+_KILLE_FILLER = [c for c in KILLE.cards if 8 <= c.rank <= 12]
 
 
 class Scene:
@@ -88,14 +94,18 @@ class Scene:
             self.status = GameStatus.FINISHED
         return self
 
-    def deal(self, cards: Mapping[PlayerId, str]) -> Scene:
-        """Deal a round in which the seats named get those cards (the others: ``_FILLER``)."""
-        probe, _ = apply(self.playing, Deal(STANDARD.cards))  # the round's turn order
+    def deal(self, cards: Mapping[PlayerId, str], stock: tuple[str, ...] = ()) -> Scene:
+        """Deal a round of the scene's deck in which the seats named get those cards (the
+        others: ``_FILLER``), the stock starting with ``stock`` (what the dealer cuts)."""
+        deck = deck_for(self.rules)
+        probe, _ = apply(self.playing, Deal(deck.cards))  # the round's turn order
         assert probe.round is not None
         given = {p: Card.from_code(code) for p, code in cards.items()}
-        spare = [c for c in _FILLER if c not in given.values()]
+        top = [Card.from_code(code) for code in stock]
+        filler = _KILLE_FILLER if deck is KILLE else _FILLER
+        spare = [c for c in filler if c not in given.values() and c not in top]
         dealt = [given[p] if p in given else spare.pop(0) for p in probe.round.order]
-        rest = [c for c in STANDARD.cards if c not in dealt]
+        rest = top + [c for c in deck.cards if c not in dealt and c not in top]
         return self.do(Deal(tuple(dealt + rest)))
 
     def keep(self, count: int | None = None) -> Scene:
@@ -149,7 +159,9 @@ class Scene:
     ) -> dict[str, Any]:
         """The view the server sends ``viewer``'s page (None: a spectator's)."""
         people = {p: Player(id=p, first_name=name) for p, name in self.names.items()}
-        shot = Snapshot(Seen(self.game(), people, self.lang), dict(self.names))
+        game = self.game()
+        rules = rules_line(TRANSLATOR, self.lang, game.rules, game.turn_timeout)
+        shot = Snapshot(Seen(game, people, self.lang), dict(self.names), rules)
         view: dict[str, Any] = dict(shot.view(viewer, now))
         if strings:
             view["strings"] = dict(STRINGS)

@@ -29,6 +29,12 @@ def chat_of(chat: TgChat) -> Chat:
     return Chat(id=chat.id, title=chat.title or "")
 
 
+async def group_help(s: Services, chat: Chat, lang: str) -> str:
+    """/help in a group (and /start there): by the group's name for the game and its rules."""
+    stored = await chats.chat_settings(s.deps, chat)
+    return s.renderer.help_group(lang, stored.rules)
+
+
 def thread_of(update: Update) -> int | None:
     message = update.effective_message
     if message is not None and message.is_topic_message:

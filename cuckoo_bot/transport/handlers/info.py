@@ -10,6 +10,7 @@ from cuckoo_bot.transport.context import CuckooContext
 from cuckoo_bot.transport.handlers.common import (
     GROUP_TYPES,
     chat_of,
+    group_help,
     language_of,
     say,
 )
@@ -19,8 +20,10 @@ async def cmd_help(update: Update, context: CuckooContext) -> None:
     s = context.services
     lang = await language_of(s, update)
     chat = update.effective_chat
-    key = "help_group" if chat is not None and chat.type in GROUP_TYPES else "help_private"
-    await say(s, update, s.renderer.tr.t(lang, key))
+    if chat is not None and chat.type in GROUP_TYPES:
+        await say(s, update, await group_help(s, chat_of(chat), lang))
+    else:
+        await say(s, update, s.renderer.tr.t(lang, "help_private"))
 
 
 async def cmd_rules(update: Update, context: CuckooContext) -> None:

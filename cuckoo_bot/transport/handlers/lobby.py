@@ -14,6 +14,7 @@ from cuckoo_bot.transport.handlers.common import (
     Press,
     chat_of,
     group_command,
+    group_help,
     is_admin,
     is_member,
     language_of,
@@ -95,7 +96,7 @@ async def cmd_start(update: Update, context: CuckooContext) -> None:
         return
     lang = await language_of(s, update)
     if chat.type != ChatType.PRIVATE:
-        await say(s, update, s.renderer.tr.t(lang, "help_group"))
+        await say(s, update, await group_help(s, chat_of(chat), lang))
         return
     payload = context.args[0] if context.args else ""
     player = player_of(user)

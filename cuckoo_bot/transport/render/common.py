@@ -95,31 +95,8 @@ class Part:
         return self.tr.t(lang, f"call_{rules.name.value}")
 
     def rules_line(self, lang: str, rules: HouseRules, timeout: float) -> str:
-        """The rules in force in one line: what differs from the classic game, then the clock
-        and what running out of it costs. The lobby, the first table and /rules show it."""
-        t = self.tr.t
-        house = [t(lang, "rules_kille")] if rules.kille else []
-        if rules.lives != CLASSIC.lives:
-            house.append(t(lang, "rules_lives", lives=rules.lives))
-        if not rules.kings_block and not rules.kille:  # the Kille deck has no Kings
-            house.append(t(lang, "rules_no_block"))
-        if rules.double_cut:
-            house.append(t(lang, "rules_double_cut"))
-        if rules.dealer_stays:
-            house.append(t(lang, "rules_dealer_stays"))
-        if rules.queens_block and not rules.kille:
-            house.append(t(lang, "rules_queens_block"))
-        if rules.stakes:
-            house.append(t(lang, "rules_stakes"))
-        if rules.final_tie is FinalTie.SUDDEN_DEATH:
-            house.append(t(lang, "rules_sudden_death"))
-        if rules.max_players != CLASSIC.max_players:
-            house.append(t(lang, "rules_max_players", max_players=rules.max_players))
-        items = house or [t(lang, "rules_lives", lives=rules.lives)]
-        clock = "rules_clock_fast" if rules.fast_turns else "rules_clock"
-        items.append(t(lang, clock, seconds=int(timeout)))
-        head = "rules_line_house" if house or rules.fast_turns else "rules_line_classic"
-        return t(lang, head, items=" · ".join(items))
+        """The rules in force in one line (``rules_line``)."""
+        return rules_line(self.tr, lang, rules, timeout)
 
     def clock(self, lang: str, game: Game, deadline: datetime | None) -> str:
         """A turn's time: its seconds, and the moment it runs out when known."""
@@ -127,6 +104,35 @@ class Part:
         if deadline is None:
             return self.tr.t(lang, "clock_seconds", seconds=seconds)
         return self.tr.t(lang, "clock", seconds=seconds, time=moment(deadline))
+
+
+def rules_line(tr: Translator, lang: str, rules: HouseRules, timeout: float) -> str:
+    """The rules in force in one line: what differs from the classic game, then the clock
+    and what running out of it costs. The lobby, the first table, /rules and the live table
+    show it."""
+    t = tr.t
+    house = [t(lang, "rules_kille")] if rules.kille else []
+    if rules.lives != CLASSIC.lives:
+        house.append(t(lang, "rules_lives", lives=rules.lives))
+    if not rules.kings_block and not rules.kille:  # the Kille deck has no Kings
+        house.append(t(lang, "rules_no_block"))
+    if rules.double_cut:
+        house.append(t(lang, "rules_double_cut"))
+    if rules.dealer_stays:
+        house.append(t(lang, "rules_dealer_stays"))
+    if rules.queens_block and not rules.kille:
+        house.append(t(lang, "rules_queens_block"))
+    if rules.stakes:
+        house.append(t(lang, "rules_stakes"))
+    if rules.final_tie is FinalTie.SUDDEN_DEATH:
+        house.append(t(lang, "rules_sudden_death"))
+    if rules.max_players != CLASSIC.max_players:
+        house.append(t(lang, "rules_max_players", max_players=rules.max_players))
+    items = house or [t(lang, "rules_lives", lives=rules.lives)]
+    clock = "rules_clock_fast" if rules.fast_turns else "rules_clock"
+    items.append(t(lang, clock, seconds=int(timeout)))
+    head = "rules_line_house" if house or rules.fast_turns else "rules_line_classic"
+    return t(lang, head, items=" · ".join(items))
 
 
 def queen_blocked(act: Act) -> bool:

@@ -38,6 +38,18 @@ class SettingsPart(Part):
             line=self.rules_line(lang, rules, timeout),
         )
 
+    def help_group(self, lang: str, rules: HouseRules) -> str:
+        """/help in a group: the game by the name the group gives it, its gist by its rules."""
+        t = self.tr.t
+        gist = (
+            "help_gist_kille"
+            if rules.kille
+            else "help_gist"
+            if rules.kings_block
+            else "help_gist_free"
+        )
+        return t(lang, "help_group", game_name=self.game_name(lang, rules), gist=t(lang, gist))
+
     def settings(self, lang: str, chat: Chat, default_timeout: float) -> Rendered:
         """One key per setting (``app.settings``): what it is now; a tap sets the next."""
         rows = []

@@ -93,6 +93,7 @@ class TableJson(TypedDict):
     lang: str  # the game's language (the page's ``<html lang>``)
     name: GameNameCode  # what the group calls the game: the page's title
     pot: int | None  # stakes: the pot of a running game as it stands (None: not for stakes)
+    rules: str  # the rules in force in one line ("📜 House rules: One-card Kille · 90 s ...")
 
 
 class TableView(TableJson):

@@ -22,6 +22,7 @@ from cuckoo_bot.app.live import Seen
 from cuckoo_bot.domain.state import ActKind
 from cuckoo_bot.i18n.messages import MESSAGES
 from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.render.common import rules_line
 from cuckoo_bot.transport.render.names import readable
 from cuckoo_bot.transport.webapp.contract import (
     Acted,
@@ -50,6 +51,7 @@ class Snapshot:
 
     seen: Seen
     names: dict[int, str]  # each seat's name, readable
+    rules: str = ""  # the rules in force in one line, in the game's language
     _views: dict[int | None, TableJson] = field(default_factory=dict)
     _events: dict[int | None, bytes] = field(default_factory=dict)
 
@@ -72,15 +74,16 @@ class Snapshot:
         return self._events[seat]
 
 
-async def snapshot(deps: Deps, game_id: int) -> Snapshot | None:
-    """The game ``game_id`` read for the pages (None: no such game)."""
+async def snapshot(deps: Deps, game_id: int, tr: Translator) -> Snapshot | None:
+    """The game ``game_id`` read for the pages (None: no such game), its rules told once."""
     seen = await live.seen(deps, game_id)
     if seen is None:
         return None
     # Shown with textContent by the page, so no markup can come through; ``readable`` also
     # takes out what would rewrite its line (direction overrides, invisible runs).
     names = {pid: readable(player.display_name) for pid, player in seen.players.items()}
-    return Snapshot(seen, names)
+    game = seen.game
+    return Snapshot(seen, names, rules_line(tr, seen.language, game.rules, game.turn_timeout))
 
 
 def encode_event(version: int, view: Mapping[str, object]) -> bytes:
@@ -114,6 +117,7 @@ def as_json(table: live.LiveTable, shot: Snapshot) -> TableJson:
         "lang": seen.language,
         "name": seen.game.rules.name.value,
         "pot": pot_so_far(seen.game),
+        "rules": shot.rules,
     }
 
 

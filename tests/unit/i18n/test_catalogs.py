@@ -101,6 +101,7 @@ def sample(language: str) -> dict[str, object]:
             "rules_dealer_stays",
             "rules_queens_block",
             "rules_stakes",
+            "rules_kille",
             "rules_lives",
             "rules_max_players",
             "rules_clock_fast",
@@ -114,6 +115,7 @@ def sample(language: str) -> dict[str, object]:
     values["queens"] = text.get("rules_queens_pass", MESSAGES["rules_queens_pass"])
     values["stakes"] = text.get("rules_stakes_told", MESSAGES["rules_stakes_told"])
     values["cut"] = text.get("rules_cut_free", MESSAGES["rules_cut_free"])
+    values["gist"] = text.get("help_gist_kille", MESSAGES["help_gist_kille"])
     values["value"] = text.get("value_on", MESSAGES["value_on"])
     values["label"] = text.get("league_all_time", MESSAGES["league_all_time"])
     return values

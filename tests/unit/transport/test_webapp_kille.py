@@ -10,7 +10,6 @@ swap) show what each seat did. The browser, the page's server and the fake API a
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,7 +22,7 @@ from cuckoo_bot.app.live import Seen
 from cuckoo_bot.app.model import Player
 from cuckoo_bot.domain.actions import Action, Cut, Deal, PlayerId, Timeout
 from cuckoo_bot.domain.cards import Card, Suit
-from cuckoo_bot.domain.decks import KILLE, deck_for
+from cuckoo_bot.domain.decks import KILLE
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.domain.state import ActKind, GameState
@@ -61,7 +60,6 @@ NAMED = {
 KILLE_RULES = HouseRules(kille=True, max_players=10)
 # The cards a deal gives the seats a scene does not name: the numbers 5 to 9, with no power,
 # never the lowest of a round that holds a Mask.
-_FILLER = [c for c in KILLE.cards if 8 <= c.rank <= 12]
 
 DRAW = """Object.entries(a).map(([code, face]) => {
     const box = document.createElement('div');
@@ -81,21 +79,6 @@ DRAW = """Object.entries(a).map(([code, face]) => {
         texts: svg.querySelectorAll('text').length,
     };
 })"""
-
-
-def deal(scene: Scene, cards: Mapping[PlayerId, str], stock: tuple[str, ...] = ()) -> Scene:
-    """Deal a round of ``scene``'s deck in which the seats named get those cards (the others:
-    cards with no power, never the lowest), the stock starting with ``stock``."""
-    deck = deck_for(scene.rules)
-    probe, _ = apply(scene.playing, Deal(deck.cards))  # the round's turn order
-    assert probe.round is not None
-    given_ = {p: Card.from_code(code) for p, code in cards.items()}
-    top = [Card.from_code(code) for code in stock]
-    filler = _FILLER if deck is KILLE else [c for c in deck.cards if 5 <= c.rank <= 10]
-    spare = [c for c in filler if c not in given_.values() and c not in top]
-    dealt = [given_[p] if p in given_ else spare.pop(0) for p in probe.round.order]
-    rest = top + [c for c in deck.cards if c not in dealt and c not in top]
-    return scene.do(Deal(tuple(dealt + rest)))
 
 
 def game() -> Scene:
@@ -179,13 +162,13 @@ def test_a_face_the_page_cannot_draw_is_a_cards_back(lib: Page) -> None:
 
 def test_a_strike_a_stop_and_an_inns_pass_on_read_at_the_seats(lib: Page) -> None:
     # Bob asks Eve, whose Hussar strikes: no swap, a life for Bob at the reveal.
-    view = deal(game(), {BOB: "9X", EVE: "19X"}).swap().view()
+    view = game().deal({BOB: "9X", EVE: "19X"}).swap().view()
     by = models(lib, view)
     assert by[BOB]["status"] == f"⚔️ struck by {name(EVE)}'s ⚔️ Hussar: a life at the reveal"
     assert by[BOB]["tone"] == "king"
     assert (by[EVE]["shown"], by[EVE]["shownFace"]["label"]) == ("19X", "⚔️ Hussar")
     # Bob asks Eve, whose Inn sends him on to Zoë; her Pig strikes.
-    view = deal(game(), {BOB: "9X", EVE: "16X", ZOE: "18Y"}).swap().view()
+    view = game().deal({BOB: "9X", EVE: "16X", ZOE: "18Y"}).swap().view()
     by = models(lib, view)
     sent_on = f"↪️ sent on by {name(EVE)}'s 🏠 Inn"
     assert by[BOB]["status"] == (
@@ -193,17 +176,17 @@ def test_a_strike_a_stop_and_an_inns_pass_on_read_at_the_seats(lib: Page) -> Non
     )
     assert (by[EVE]["shown"], by[ZOE]["shown"]) == ("16X", "18Y")
     # The Inn sends Bob on to Zoë, who swaps.
-    view = deal(game(), {BOB: "9X", EVE: "16X", ZOE: "5Y"}).swap().view()
+    view = game().deal({BOB: "9X", EVE: "16X", ZOE: "5Y"}).swap().view()
     by = models(lib, view)
     assert by[BOB]["status"] == f"{sent_on} · 🔄 swapped with {name(ZOE)}"
     assert by[BOB]["tone"] == "done" and by[EVE]["shown"] == "16X"
     # Ana deals and plays last: Rtl asks her, and her Cavalier has nobody to send him on to.
-    scene = deal(game(), {RTL: "9X", ANA: "17Y"}).keep(4)
+    scene = game().deal({RTL: "9X", ANA: "17Y"}).keep(4)
     by = models(lib, scene.swap().view())
     assert by[RTL]["status"] == f"↪️ blocked by {name(ANA)}'s 🐎 Cavalier"
     assert by[ANA]["shown"] == "17Y"  # it refused at the dealer's, the last seat
     # Bob asks Eve, whose Cuckoo stops the round: the cards are shown at once.
-    stopped = deal(game(), {BOB: "9X", EVE: "20Y", CURLY: "1X"}).swap()
+    stopped = game().deal({BOB: "9X", EVE: "20Y", CURLY: "1X"}).swap()
     view = stopped.view()
     assert view["revealed"]
     by = models(lib, view)
@@ -217,7 +200,7 @@ def test_a_dealer_who_cuts_the_card_that_blocks_says_which(lib: Page) -> None:
     cases = ((KILLE_RULES, "15X", "20Y", "🐦 Cuckoo"), (HouseRules(), "QS", "KD", "K♦"))
     for rules, held, card, label in cases:
         scene = Scene(NAMES, dealer=ANA, rules=rules).start()
-        scene = deal(scene, {ANA: held}, stock=(card,)).keep(5)  # the dealer's turn, last
+        scene = scene.deal({ANA: held}, stock=(card,)).keep(5)  # the dealer's turn, last
         by = models(lib, scene.do(Cut(ANA, scene.playing.turn)).view())
         assert (by[ANA]["status"], by[ANA]["tone"]) == (f"👑 cut {label}: blocked", "king")
 
@@ -237,7 +220,7 @@ def test_a_queen_keeps_her_sign_and_her_label(lib: Page) -> None:
 def test_a_harlequin_swapped_away_says_it_counts_lowest(lib: Page) -> None:
     """Bob swaps his Harlequin with Eve: it is spent, and at the reveal her seat says why it is
     the lowest; Eve sees it on her own card at once, nobody else before the reveal."""
-    scene = deal(game(), {BOB: "21X", EVE: "9X", CURLY: "21Y"}).swap()
+    scene = game().deal({BOB: "21X", EVE: "9X", CURLY: "21Y"}).swap()
     eve = scene.view(EVE)
     assert [s["spent"] for s in eve["seats"] if s["player"] == EVE] == [True]
     assert models(lib, eve)[EVE]["spent"]
@@ -255,7 +238,7 @@ def test_a_harlequin_swapped_away_says_it_counts_lowest(lib: Page) -> None:
 def test_the_page_shows_kille_cards_and_statuses(open_page: Opener) -> None:
     """The whole page, drawn: the Hussar at Eve's seat, Bob's strike, and at the reveal the
     spent Harlequin's note."""
-    view = deal(game(), {BOB: "9X", EVE: "19X", ANA: "20X"}).swap().view()
+    view = game().deal({BOB: "9X", EVE: "19X", ANA: "20X"}).swap().view()
     page, _ = open_page(view)
     status = page.locator(f".seat[data-player='{BOB}'] .status")
     assert status.text_content() == f"⚔️ struck by {name(EVE)}'s ⚔️ Hussar: a life at the reveal"
@@ -267,7 +250,7 @@ def test_the_page_shows_kille_cards_and_statuses(open_page: Opener) -> None:
     assert mine.locator("[data-motif='cuckoo']").count() == 3
     assert page.locator(".seat .spent").count() == 0
 
-    passed = deal(game(), {BOB: "9X", EVE: "16X", ZOE: "5Y"}).swap().view()
+    passed = game().deal({BOB: "9X", EVE: "16X", ZOE: "5Y"}).swap().view()
     page, _ = open_page(passed)
     status = page.locator(f".seat[data-player='{BOB}'] .status")
     assert status.text_content() == (
@@ -275,13 +258,13 @@ def test_the_page_shows_kille_cards_and_statuses(open_page: Opener) -> None:
     )
     assert page.locator(f".seat[data-player='{EVE}'] .shown [data-motif='inn']").count() == 3
 
-    stopped = deal(game(), {BOB: "21X", EVE: "20Y", CURLY: "1X"}).swap().view()
+    stopped = game().deal({BOB: "21X", EVE: "20Y", CURLY: "1X"}).swap().view()
     page, _ = open_page(stopped)
     status = page.locator(f".seat[data-player='{BOB}'] .status")
     assert status.text_content() == f"🐦 stopped by {name(EVE)}'s 🐦 Cuckoo: the round ends"
     assert page.locator(".seat .spent").count() == 0  # the Cuckoo refused: nothing changed hands
 
-    spent = deal(game(), {BOB: "21X", EVE: "9X"}).swap().keep().view()
+    spent = game().deal({BOB: "21X", EVE: "9X"}).swap().keep().view()
     page, _ = open_page(spent)
     note = page.locator(".seat.spent .spent")
     assert note.count() == 1 and note.text_content() == "🃏 swapped: lowest"

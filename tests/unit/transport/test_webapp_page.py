@@ -33,6 +33,8 @@ from cuckoo_bot.domain.decks import STANDARD
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.rules import GameName, HouseRules
 from cuckoo_bot.i18n.messages import MESSAGES
+from cuckoo_bot.i18n.translator import Translator
+from cuckoo_bot.transport.render.common import rules_line
 from cuckoo_bot.transport.webapp.contract import PageView
 from cuckoo_bot.transport.webapp.faces import faces, standard
 from tests.support import scenes
@@ -541,12 +543,27 @@ def test_own_card_face_up_the_others_face_down_and_names_as_text(open_page: Open
     assert api.seen("table")[0]["headers"]["authorization"] == f"tma {INIT_DATA}"
 
 
+TR = Translator()
+
+
 def test_a_game_for_stakes_shows_its_pot_beside_the_round(open_page: Opener) -> None:
     scene = scenes.Scene(scenes.NAMES, dealer=ANA, rules=HouseRules(stakes=True)).start()
     page, _ = open_page(scene.deal({ANA: "7D"}).view())
     expect(page.locator("#round")).to_have_text("Round 1 · 💰 Pot: 6")  # a chip a seat
     page, _ = open_page(scene.keep().view())  # someone lost a life at the reveal
     expect(page.locator("#round")).to_have_text("Round 1 · 💰 Pot: 7")
+
+
+def test_the_rules_in_force_read_under_the_table_as_the_chats_tables_say_them(
+    open_page: Opener,
+) -> None:
+    rules = HouseRules(kille=True, stakes=True)
+    kille = scenes.Scene(scenes.NAMES, dealer=ANA, rules=rules).start()
+    page, _ = open_page(kille.deal({ANA: "20X"}).view())
+    expect(page.locator("#rules")).to_have_text(rules_line(TR, "en", rules, 90))
+    expect(page.locator("#rules")).to_contain_text("One-card Kille")
+    page, _ = open_page(scenes.running().view())
+    expect(page.locator("#rules")).to_have_text(rules_line(TR, "en", HouseRules(), 90))
 
 
 def test_the_page_reads_in_the_games_language(open_page: Opener) -> None:

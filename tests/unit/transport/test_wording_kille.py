@@ -13,7 +13,7 @@ from cuckoo_bot.domain.actions import Action, Deal, Keep, Swap
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.decks import KILLE
 from cuckoo_bot.domain.events import Revealed
-from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.rules import GameName, HouseRules
 from cuckoo_bot.domain.state import GameState
 from cuckoo_bot.transport.render.common import card_label
 from cuckoo_bot.transport.render.names import Cast
@@ -189,3 +189,15 @@ def test_the_rules_and_the_settings_tell_the_kille_deck_while_it_is_on(lang: str
     off = plain(renderer.rules(lang, HouseRules(), 90))
     assert plain(tr.t(lang, "rules_kille")) not in off
     assert "kille" in {s.name for s in SETTINGS}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_help_in_a_group_names_the_game_as_the_group_does_and_tells_its_deck(lang: str) -> None:
+    chase = plain(renderer.help_group(lang, HouseRules(kille=True, name=GameName.CHASE_THE_ACE)))
+    assert chase.startswith(f"🃏 {tr.t(lang, 'value_chase_the_ace')}")
+    assert plain(tr.t(lang, "help_gist_kille")) in chase
+    classic = plain(renderer.help_group(lang, HouseRules()))
+    assert classic.startswith(f"🃏 {tr.t(lang, 'value_cuckoo')}")
+    assert plain(tr.t(lang, "help_gist")) in classic
+    free = plain(renderer.help_group(lang, HouseRules(kings_block=False)))
+    assert plain(tr.t(lang, "help_gist_free")) in free

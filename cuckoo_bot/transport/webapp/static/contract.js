@@ -54,6 +54,7 @@
  * @property {string} lang
  * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
  * @property {number | null} pot
+ * @property {string} rules
  */
 
 /**
@@ -77,6 +78,7 @@
  * @property {string} lang
  * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
  * @property {number | null} pot
+ * @property {string} rules
  * @property {string} now
  */
 
@@ -101,6 +103,7 @@
  * @property {string} lang
  * @property {"cuckoo" | "chase_the_ace" | "ranter_go_round"} name
  * @property {number | null} pot
+ * @property {string} rules
  * @property {string} now
  * @property {Object<string, string>} [strings]
  */

@@ -291,6 +291,8 @@ export function render() {
   const round = view && view.round && view.status !== "lobby" ? S.t("round", { round: view.round }) : "";
   const pot = view && view.pot !== null && view.pot !== undefined ? S.t("pot", { n: view.pot }) : "";
   $("round").textContent = [round, pot].filter(Boolean).join(" · ");
+  // The rules in force (the group's house rules, the Kille deck), as the chat's tables say.
+  $("rules").textContent = view && !S.fatal && typeof view.rules === "string" ? view.rules : "";
   if (view && !S.fatal) {
     renderBanner(view);
     renderTable(view);
