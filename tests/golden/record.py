@@ -20,7 +20,7 @@ from cuckoo_bot.domain.actions import Action, Deal, Resign, Timeout
 from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.decks import STANDARD, deck_for
 from cuckoo_bot.domain.engine import apply, legal_actions, new_game
-from cuckoo_bot.domain.rules import FinalTie, HouseRules
+from cuckoo_bot.domain.rules import FinalTie, GameName, HouseRules
 from cuckoo_bot.domain.state import GameState
 
 HERE = Path(__file__).parent
@@ -87,6 +87,10 @@ GAMES: dict[str, Any] = {
     # One-card Kille: the Cuckoo stops rounds, the Hussar and the Pig strike, the Inn and the
     # Cavalier send asks on, and a Harlequin is spent by a swap.
     "kille": lambda: _play([11, 12, 13, 14, 15, 16], HouseRules(kille=True), seed=KILLE_SEED),
+    # The game's regional name: stored with the rules, no rule of play changes with it.
+    "chase_the_ace": lambda: _play(
+        [11, 12, 13, 14], HouseRules(name=GameName.CHASE_THE_ACE), seed=8
+    ),
 }
 
 

@@ -40,6 +40,7 @@ def test_the_golden_games_are_there() -> None:
         "queens",
         "stakes",
         "kille",
+        "chase_the_ace",
     }
 
 

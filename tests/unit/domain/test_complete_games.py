@@ -8,7 +8,7 @@ import random
 import pytest
 
 from cuckoo_bot.domain.actions import Action, Deal, Timeout
-from cuckoo_bot.domain.decks import STANDARD
+from cuckoo_bot.domain.decks import deck_for
 from cuckoo_bot.domain.engine import apply, draw_first_dealer, legal_actions, new_game
 from cuckoo_bot.domain.rules import FinalTie, HouseRules
 from cuckoo_bot.domain.state import GameState
@@ -20,6 +20,20 @@ ALL_RULES = [
     for lives, kb, tie, dc, ft in itertools.product(
         (3, 5), (True, False), tuple(FinalTie), (False, True), (False, True)
     )
+] + [
+    # The rule book's later variants, each with both lives and both final ties: the dealer
+    # who stays, Coucou's Queens, stakes, One-card Kille (alone, and with the double cut and
+    # fast turns).
+    HouseRules(lives=lives, max_players=20, final_tie=tie, **variant)  # type: ignore[arg-type]
+    for variant in (
+        {"dealer_stays": True},
+        {"queens_block": True},
+        {"queens_block": True, "kings_block": False},
+        {"stakes": True},
+        {"kille": True},
+        {"kille": True, "double_cut": True, "fast_turns": True, "dealer_stays": True},
+    )
+    for lives, tie in itertools.product((3, 5), tuple(FinalTie))
 ]
 
 
@@ -34,7 +48,7 @@ def play(rules: HouseRules, size: int, seed: int) -> tuple[GameState, GameState,
             return start, state, actions
         action: Action
         if state.needs_deal:
-            action = Deal(STANDARD.shuffled(rng))
+            action = Deal(deck_for(rules).shuffled(rng))
         elif rng.random() < 0.05:
             action = Timeout(state.turn)
         else:
