@@ -258,9 +258,18 @@ async def cleared(deps: Deps, chat_id: int, message_ids: Sequence[int], shown: i
 
 
 async def copies(deps: Deps) -> list[Message]:
-    """Second copies of a notice that show keys (one statement): they must lose them."""
+    """Second copies of a notice (one statement): those showing keys must lose them, and a
+    twin without keys is deleted (``MessageRepository.copies``)."""
     async with deps.uow(autocommit=True) as uow:
         return await uow.messages.copies()
+
+
+async def forget(deps: Deps, copy: Message) -> None:
+    """A twin deleted from its chat: its row goes (one statement)."""
+    assert copy.message_id is not None
+    async with deps.uow(autocommit=True) as uow:
+        await uow.messages.forget(copy.chat_id, copy.message_id)
+        await uow.commit()
 
 
 async def doubts(deps: Deps) -> dict[int, int]:

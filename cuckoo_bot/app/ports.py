@@ -209,10 +209,17 @@ class MessageRepository(Protocol):
         ...
 
     async def copies(self, limit: int = 20) -> list[Message]:
-        """Second copies that show keys: messages sent by the same notice as another message of
-        the chat (an instance whose lease ran out while it was still showing the notice,
-        another showing it again). The copy later notices edit is kept: the one showing the
-        newest notice, then the newest message (the planners edit the newest)."""
+        """Second copies: messages sent by the same notice as another message of the chat (an
+        instance whose lease ran out while it was still showing the notice, another showing
+        it again). The copy later notices edit is kept: the one showing the newest notice,
+        then the newest message (the planners edit the newest). A copy that shows keys must
+        lose them; one without keys that shows just what a newer copy shows (a card dealt
+        twice) is a twin to delete. Rows of messages the store only learnt of by clearing a
+        doubt (no kind) are never twins: what they showed is not known."""
+        ...
+
+    async def forget(self, chat_id: int, message_id: int) -> None:
+        """The message is gone from the chat (a twin deleted): its row goes too."""
         ...
 
     async def cleared(self, chat_id: int, message_ids: Sequence[int], shown: int) -> None:

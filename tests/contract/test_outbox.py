@@ -759,6 +759,44 @@ async def test_a_second_copy_of_a_notice_that_shows_keys_is_found(
         assert await uow.messages.copies() == []
 
 
+async def test_a_second_copy_without_keys_showing_what_a_newer_one_shows_is_a_twin(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A card dealt twice (an instance whose lease ran out while it was still sending, another
+    sending again): the older of two keyless messages a notice sent, both still showing it,
+    is a twin to delete; once forgotten it is found no more. A message a later notice edited
+    is no twin, nor a row a cleared doubt wrote (what it showed is not known)."""
+    async with uow_factory() as uow:
+        await seed(uow)
+        await uow.commit()
+    deal, later = _note("deal"), _note("later")
+    await _add(uow_factory, [deal, later])
+    await _mark(uow_factory, Delivered(deal.id, 20, False))
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.messages.copies() == []
+    await _mark(uow_factory, Delivered(deal.id, 21, False))  # the same card, dealt again
+    async with uow_factory(read_only=True) as uow:
+        (twin,) = await uow.messages.copies()
+        assert (twin.message_id, twin.shown, twin.keys) == (20, deal.id, False)
+    async with uow_factory(autocommit=True) as uow:
+        await uow.messages.forget(CHAT_ID, 20)
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.messages.copies() == []
+        assert await uow.messages.get(CHAT_ID, 20) is None
+        assert await uow.messages.get(CHAT_ID, 21) is not None
+    # Dealt twice again, but a later notice edited the older message: no twin.
+    await _mark(uow_factory, Delivered(deal.id, 22, False), Delivered(later.id, 22, False))
+    await _mark(uow_factory, Delivered(deal.id, 23, False))
+    async with uow_factory(read_only=True) as uow:
+        assert [c.message_id for c in await uow.messages.copies()] == [21]
+    async with uow_factory(autocommit=True) as uow:
+        await uow.messages.cleared(CHAT_ID, [30], deal.id)  # a doubt cleared: no kind
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        assert [c.message_id for c in await uow.messages.copies()] == [21]
+
+
 async def test_a_games_end_read_back_after_a_later_game_showed_is_not_shown_again(
     uow_factory: UnitOfWorkFactory, clock: StepClock
 ) -> None:

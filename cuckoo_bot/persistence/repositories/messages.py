@@ -170,13 +170,38 @@ class SqlMessages:
             )
             .exists()
         )
+        twin = aliased(MessageRow)
+        twinned = (
+            select(twin.id)
+            .where(
+                twin.chat_id == MessageRow.chat_id,
+                twin.sent_by == MessageRow.sent_by,
+                twin.shown == MessageRow.shown,
+                twin.kind == MessageRow.kind,
+                twin.message_id > MessageRow.message_id,
+            )
+            .exists()
+        )
         found = await self._s.session.scalars(
             select(MessageRow)
-            .where(MessageRow.keys, MessageRow.message_id.is_not(None), beaten)
+            .where(
+                MessageRow.message_id.is_not(None),
+                or_(
+                    and_(MessageRow.keys, beaten),
+                    and_(~MessageRow.keys, MessageRow.kind.is_not(None), twinned),
+                ),
+            )
             .order_by(MessageRow.id)
             .limit(limit)
         )
         return [_message(row) for row in found]
+
+    async def forget(self, chat_id: int, message_id: int) -> None:
+        await self._s.session.execute(
+            delete(MessageRow).where(
+                MessageRow.chat_id == chat_id, MessageRow.message_id == message_id
+            )
+        )
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         result = await self._s.session.execute(_sent(), {"game_id": game_id})

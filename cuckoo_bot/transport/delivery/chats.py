@@ -10,15 +10,12 @@ import logging
 from collections.abc import AsyncIterator, Callable
 
 from cachetools import LRUCache
-from telegram.error import TelegramError
 
 from cuckoo_bot.app import outbox
-from cuckoo_bot.app.notices import Delivered, Notice, SentMessage
-from cuckoo_bot.app.notices.message import Message
+from cuckoo_bot.app.notices import Notice, SentMessage
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.tuning import CHATS_KEPT, ELSEWHERE, RECENT_PER_CHAT
 from cuckoo_bot.transport import logfields
-from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.group import GroupLane
 from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.lanes import Lane
@@ -180,28 +177,6 @@ class Chats:
                 lane.result.deferred = True
             if lane.result.deferred:
                 self.wake(chat_id, ELSEWHERE)
-
-    async def unkey(self, copy: Message) -> None:
-        """A second copy of a notice shows keys (an instance whose lease ran out while it was
-        still showing the notice, another showing it again): they come off; the copy later
-        notices edit keeps them. Where Telegram cannot take them off (the chat refuses the
-        bot), nobody can press them either: recorded as gone."""
-        chat, message_id = copy.chat_id, copy.message_id
-        assert message_id is not None
-        async with self.lock(chat):
-            lane = self.lane(chat, Known(Batch([])), Marks())
-            if not await lane.spend():
-                return  # the group's budget is spent: at a later sweep
-            try:
-                await self.tools.calls.remove_keys(chat, message_id)
-            except Unreachable as exc:
-                log.info("keys of message %s in chat %s left for now: %s", message_id, chat, exc)
-                return
-            except TelegramError as exc:
-                log.info("keys of message %s in chat %s cannot come off: %s", message_id, chat, exc)
-            gone = Delivered(copy.shown, message_id, False, tries=0)
-            await outbox.mark(self.tools.deps, [gone])
-        log.warning("chat %s: message %s, a second copy, showed keys; taken off", chat, message_id)
 
     # -- when a chat's lane runs again ----------------------------------------------------------
 

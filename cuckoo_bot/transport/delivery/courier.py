@@ -31,7 +31,7 @@ from cuckoo_bot.app.notices import (
 )
 from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.tuning import FRESH, NOTICES_KEPT
-from cuckoo_bot.transport.delivery import elsewhere
+from cuckoo_bot.transport.delivery import copies, elsewhere
 from cuckoo_bot.transport.delivery.background import Background
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.delivery.chats import Chats
@@ -138,8 +138,7 @@ class Courier(Background):
             if doubted not in chats:
                 await self.chats.tidy(doubted, since)
         if chat_id is None:
-            for copy in await outbox.copies(self.deps):
-                await self.chats.unkey(copy)
+            await copies.settle(self.chats, await outbox.copies(self.deps))
         return handled
 
     async def deliver(self, batch: Batch) -> int:

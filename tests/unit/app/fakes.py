@@ -493,8 +493,25 @@ class FakeMessages:
         )
         best = {(r.chat_id, r.sent_by): r for r in rows}  # the newest state of each sender
         beaten = [r for r in rows if r.keys and best[(r.chat_id, r.sent_by)] is not r]
+        # A keyless message showing just what a newer one sent by the same notice shows.
+        twins = [
+            r
+            for r in rows
+            if not r.keys
+            and r.kind is not None
+            and any(
+                (o.chat_id, o.sent_by, o.shown, o.kind) == (r.chat_id, r.sent_by, r.shown, r.kind)
+                and (o.message_id or 0) > (r.message_id or 0)
+                for o in rows
+            )
+        ]
         order = {id(r): key for key, r in self.w.messages.items()}
-        return sorted(beaten, key=lambda r: order[id(r)])[:limit]
+        return sorted([*beaten, *twins], key=lambda r: order[id(r)])[:limit]
+
+    async def forget(self, chat_id: int, message_id: int) -> None:
+        for key, row in list(self.w.messages.items()):
+            if (row.chat_id, row.message_id) == (chat_id, message_id):
+                del self.w.messages[key]
 
     async def sent(self, game_id: int) -> list[SentMessage]:
         shown = sorted(

@@ -702,6 +702,34 @@ async def test_a_second_copy_of_a_notice_loses_its_keys_at_the_next_sweep(
     assert table.world.message(GROUP, late.message_id).keys is True  # type: ignore[union-attr]
 
 
+async def test_a_second_copy_without_keys_is_deleted_at_the_next_sweep(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """The same answer sent twice (an instance whose lease ran out while its send was still on
+    the wire, another sending it again): the sweep deletes the older message and forgets its
+    row; the newest stays. A message a later notice edited is no twin and stays."""
+    table = Table(fake, bot, players=3, rate=20)
+    first = await bot.send_message(GROUP, "Round 2: your card")
+    late = await bot.send_message(GROUP, "Round 2: your card")
+    notice = Notice(NoticeKind.ANSWER, GROUP, AnswerNote("Round 2: your card"))
+    async with table.deps.uow() as uow:
+        await uow.outbox.add_many([notice])
+        await uow.commit()
+    async with table.deps.uow() as uow:  # shown by one instance, then its late mark
+        await uow.outbox.mark([Delivered(notice.id, first.message_id, False)])
+        await uow.outbox.mark([Delivered(notice.id, late.message_id, False)])
+        await uow.commit()
+    await table.courier.sweep()
+    kept = [m.message_id for m in fake.messages(GROUP, include_deleted=False)]
+    assert first.message_id not in kept and late.message_id in kept
+    assert table.world.message(GROUP, first.message_id) is None
+    assert table.world.message(GROUP, late.message_id) is not None
+    deletes = [c for c in fake.calls() if c.method == "deleteMessage"]
+    assert len(deletes) == 1 and deletes[0].ok
+    await table.courier.sweep()  # nothing more to do: no second deletion
+    assert len([c for c in fake.calls() if c.method == "deleteMessage"]) == 1
+
+
 class SlowCalls(HeldCalls):
     """Held sends that take a second of the clock each (Telegram's pace for the chat)."""
 
