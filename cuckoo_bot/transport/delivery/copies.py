@@ -21,31 +21,31 @@ log = logging.getLogger(__name__)
 
 
 async def settle(chats: Chats, copies: list[Message]) -> None:
-    """Each copy found: its keys off, or deleted (a twin)."""
+    """Each copy found: its keys off, or deleted (a twin), one call each, in the chat's turn
+    and within its budget (a group's spent budget leaves the copy for a later sweep)."""
     for copy in copies:
-        await (unkey(chats, copy) if copy.keys else drop(chats, copy))
+        async with chats.lock(copy.chat_id):
+            lane = chats.lane(copy.chat_id, Known(Batch([])), Marks())
+            if await lane.spend():
+                await (unkey(chats, copy) if copy.keys else drop(chats, copy))
 
 
 async def unkey(chats: Chats, copy: Message) -> None:
     """A second copy of a notice shows keys (an instance whose lease ran out while it was
     still showing the notice, another showing it again): they come off; the copy later
     notices edit keeps them. Where Telegram cannot take them off (the chat refuses the
-    bot), nobody can press them either: recorded as gone."""
+    bot), nobody can press them either: recorded as gone. (In the chat's lock, paid for.)"""
     chat, message_id = copy.chat_id, copy.message_id
     assert message_id is not None
-    async with chats.lock(chat):
-        lane = chats.lane(chat, Known(Batch([])), Marks())
-        if not await lane.spend():
-            return  # the group's budget is spent: at a later sweep
-        try:
-            await chats.tools.calls.remove_keys(chat, message_id)
-        except Unreachable as exc:
-            log.info("keys of message %s in chat %s left for now: %s", message_id, chat, exc)
-            return
-        except TelegramError as exc:
-            log.info("keys of message %s in chat %s cannot come off: %s", message_id, chat, exc)
-        gone = Delivered(copy.shown, message_id, False, tries=0)
-        await outbox.mark(chats.tools.deps, [gone])
+    try:
+        await chats.tools.calls.remove_keys(chat, message_id)
+    except Unreachable as exc:
+        log.info("keys of message %s in chat %s left for now: %s", message_id, chat, exc)
+        return
+    except TelegramError as exc:
+        log.info("keys of message %s in chat %s cannot come off: %s", message_id, chat, exc)
+    gone = Delivered(copy.shown, message_id, False, tries=0)
+    await outbox.mark(chats.tools.deps, [gone])
     log.warning("chat %s: message %s, a second copy, showed keys; taken off", chat, message_id)
 
 
@@ -53,19 +53,16 @@ async def drop(chats: Chats, twin: Message) -> None:
     """A second copy of a notice without keys shows what a newer copy shows (a card dealt
     twice, by an instance whose lease ran out while it was still sending): it is deleted,
     and its row with it, so the chat reads each notice once. Where Telegram refuses the
-    deletion (older than it allows), the message stays as it is, its row forgotten."""
+    deletion (older than it allows), the message stays as it is, its row forgotten. (In the
+    chat's lock, paid for.)"""
     chat, message_id = twin.chat_id, twin.message_id
     assert message_id is not None
-    async with chats.lock(chat):
-        lane = chats.lane(chat, Known(Batch([])), Marks())
-        if not await lane.spend():
-            return  # the group's budget is spent: at a later sweep
-        try:
-            await chats.tools.calls.remove(chat, message_id)
-        except Unreachable as exc:
-            log.info("message %s in chat %s, a twin, left for now: %s", message_id, chat, exc)
-            return
-        await outbox.forget(chats.tools.deps, twin)
+    try:
+        await chats.tools.calls.remove(chat, message_id)
+    except Unreachable as exc:
+        log.info("message %s in chat %s, a twin, left for now: %s", message_id, chat, exc)
+        return
+    await outbox.forget(chats.tools.deps, twin)
     log.warning(
         "chat %s: message %s, a second copy of notice %s, deleted", chat, message_id, twin.shown
     )

@@ -47,6 +47,19 @@ from cuckoo_bot.transport.render.common import (
 )
 from cuckoo_bot.transport.render.group import GroupPart
 
+# The events a table's row tells, one act each.
+TableAct = (
+    Kept
+    | TimedOut
+    | Swapped
+    | SwapBlocked
+    | SwapPassedOn
+    | SwapStruck
+    | RoundStopped
+    | CardCut
+    | CutBlocked
+)
+
 
 def loss_key(cause: LifeLossCause) -> str:
     """The words for a life lost: to the lowest card, to the clock, or to a Kille strike."""
@@ -102,18 +115,7 @@ class StoryPart(GroupPart):
                     seen = _RoundSoFar(dealer=event.dealer)
                     dealer = name_of(players, event.dealer)
                     blocks.append([t(lang, "table_title", round=event.round, dealer=dealer)])
-                elif isinstance(
-                    event,
-                    Kept
-                    | TimedOut
-                    | Swapped
-                    | SwapBlocked
-                    | SwapPassedOn
-                    | SwapStruck
-                    | RoundStopped
-                    | CardCut
-                    | CutBlocked,
-                ):
+                elif isinstance(event, TableAct):
                     act = _act_of(event)
                     call = self.call(lang, story.game.rules)
                     acts.append(
@@ -219,17 +221,7 @@ def collapsed(pages: list[str]) -> str | None:
     return text if rest.strip() and utf16_len(text) <= MAX_TEXT else None
 
 
-def _act_of(
-    event: Kept
-    | TimedOut
-    | Swapped
-    | SwapBlocked
-    | SwapPassedOn
-    | SwapStruck
-    | RoundStopped
-    | CardCut
-    | CutBlocked,
-) -> Act:
+def _act_of(event: TableAct) -> Act:
     """The table's words for an event of the log (the same as during the game)."""
     if isinstance(event, Kept):
         return Act(event.player, ActKind.KEEP)
