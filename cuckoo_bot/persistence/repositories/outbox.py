@@ -86,9 +86,13 @@ class SqlOutbox:
         # Claimed by this instance from the start: the press that made them delivers them.
         claim = {"claimed_by": self._s.instance, "claim_until": now + self._s.lease}
         values = [{**notice_values(n, n.created_at or now), **claim} for n in notices]
-        # One statement for the whole batch. Both engines number the rows of one INSERT in the
-        # order of its VALUES, so the ids, sorted, follow the notices.
-        result = await self._s.session.execute(insert(rows).values(values).returning(rows.c.id))
+        # One statement for the whole batch (SQLAlchemy's "insertmanyvalues" joins the rows into
+        # one INSERT), compiled once and cached: a list in ``.values()`` would be compiled again
+        # at every press. Both engines number the rows of one INSERT in the order of its VALUES,
+        # so the ids, sorted, follow the notices (``sort_by_parameter_order`` would cost SQLite
+        # one statement a row).
+        adding = insert(rows).returning(rows.c.id)
+        result = await self._s.session.execute(adding, values)
         for notice, new_id in zip(notices, sorted(result.scalars().all()), strict=True):
             notice.id = new_id
             notice.created_at = notice.created_at or now
