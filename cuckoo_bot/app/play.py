@@ -86,9 +86,14 @@ def _refused(
 
 
 def _played(
-    answer: Reply, round_no: int, turn: int, revealed: bool, last: RoundResult | None
+    answer: Reply,
+    round_no: int,
+    turn: int,
+    revealed: bool,
+    last: RoundResult | None,
+    pressed: int | None,
 ) -> PlayedNote:
-    """The answer to a press, for the prompt it was pressed on."""
+    """The answer to a press, for the prompt it was pressed on (``pressed``: that message)."""
     params = answer.params
     return PlayedNote(
         round=round_no,
@@ -101,6 +106,7 @@ def _played(
         last=last,
         via=params.get("via"),
         queen=Card.from_code(params["queen"]) if "queen" in params else None,
+        pressed=pressed,
     )
 
 
@@ -163,9 +169,11 @@ async def act(
     update_id: int | None = None,
     round_no: int | None = None,
     asker: Asker | None = None,
+    pressed: int | None = None,
 ) -> Outcome:
     """A button press: ``move`` is keep, swap or cut, for the prompt numbered ``turn`` (of
-    round ``round_no``: a key naming another round than its turn's is not the bot's).
+    round ``round_no``: a key naming another round than its turn's is not the bot's);
+    ``pressed``: the message of the player's private chat the key was on.
 
     One write transaction: the move, its log, the next prompt and the table's new view; with
     an ``asker``, also what the answer needs (its language, the players it names), so the
@@ -177,7 +185,9 @@ async def act(
     async with deps.uow() as uow:
         if not await first_time(uow, update_id):
             return Outcome()
-        outcome, game, players = await _act(uow, deps, game_id, player, chosen, turn, round_no)
+        outcome, game, players = await _act(
+            uow, deps, game_id, player, chosen, turn, round_no, pressed
+        )
         if asker is not None:
             outcome = await answered(uow, outcome, asker, player, game=game, players=players)
         await uow.commit()  # a refusal too: it keeps the update id, a redelivery is a no-op
@@ -192,6 +202,7 @@ async def _act(
     move: Move,
     turn: int,
     round_no: int | None,
+    pressed: int | None = None,
 ) -> tuple[Outcome, Game | None, dict[PlayerId, Player] | None]:
     """``act`` inside its unit of work: the outcome, the game and the players it read."""
     now = deps.clock.now()
@@ -220,7 +231,7 @@ async def _act(
     known = players.get(player)
     if known is None or known.can_dm is not False:  # asked privately: answered there too
         revealed = any(isinstance(e, Revealed) for e in events)
-        note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled)
+        note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled, pressed)
         notices.played(player, note)
     await advance(uow, deps, game, notices, now)
     batch = await write_notices(uow, game, notices, players)

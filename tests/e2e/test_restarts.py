@@ -27,6 +27,7 @@ from .conftest import (
     GROUP,
     BotProcess,
     audit_finished_games,
+    keys_report,
     live_move_keys,
     reading,
     stall_report,
@@ -183,4 +184,5 @@ async def test_polling_loses_no_tap_when_the_bot_is_killed_at_random_moments(
     assert not fake.pending_updates()  # everything fetched was confirmed in the end
     finished = await audit_finished_games(database_url, [GROUP])
     assert len(finished) == games
-    assert not live_move_keys(fake, (GROUP, *PLAYERS))
+    live = live_move_keys(fake, (GROUP, *PLAYERS))
+    assert not live, keys_report(fake, bot, live)

@@ -231,6 +231,10 @@ class PlayedNote:
     # Cavalier), and that card.
     via: PlayerId | None = None
     queen: Card | None = None
+    # The message whose key was pressed, in the player's private chat: the answer goes there
+    # even when no notice accounts for it (a prompt shown by a process that died before it
+    # recorded the message), so its keys come off whichever instance delivers the answer.
+    pressed: int | None = None
 
 
 @dataclass(frozen=True)

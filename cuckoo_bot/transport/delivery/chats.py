@@ -132,9 +132,6 @@ class Chats:
 
     # -- what this process showed lately --------------------------------------------------------
 
-    def knows(self, chat_id: int, message_id: int) -> bool:
-        return message_id in self._recent.get(chat_id, {})
-
     def saw(self, chat_id: int, message_id: int) -> None:
         """A message outside the outbox appeared in a private chat (a reply, the user's own)."""
         if chat_id > 0:

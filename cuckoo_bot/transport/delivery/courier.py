@@ -80,11 +80,6 @@ class Courier(Background):
     def pacer(self) -> PrivatePacer:
         return self.tools.pacer
 
-    def knows(self, chat_id: int, message_id: int, batch: Batch) -> bool:
-        """The store (as of this batch) or this process knows this message of the chat."""
-        known = {s.message_id for s in batch.sent if s.notice.chat_id == chat_id}
-        return message_id in known or self.chats.knows(chat_id, message_id)
-
     def clear_keys_later(self, chat_id: int, message_id: int) -> None:
         """Take the keys off a message in the background (one edit, not paced)."""
 

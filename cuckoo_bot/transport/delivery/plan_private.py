@@ -105,11 +105,24 @@ def _tells(later: Notice, game: Game) -> bool:
     return isinstance(note, PromptNote) and current(note, game) and not recalls
 
 
+def _orphan(chat: ChatView, notice: Notice, note: PlayedNote) -> SentMessage | None:
+    """The message pressed, if no notice accounts for it (a prompt shown by a process that
+    died before recording it): only this answer knows it stands there with keys."""
+    if note.pressed is None or note.pressed in chat.known.telling.get(chat.id, set()):
+        return None
+    return SentMessage(notice, note.pressed, True, max(chat.newest, note.pressed))
+
+
 def played(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> list[Step]:
     """The prompt the player pressed says what happened, its keys gone. When this batch also
-    deals, asks again or ends the game for them, that edit says it instead."""
+    deals, asks again or ends the game for them, that edit says it instead; but a prompt no
+    notice accounts for says it whatever follows, and the turn's known copies lose keys."""
     note = notice.payload
     assert isinstance(note, PlayedNote)
+    orphan = _orphan(chat, notice, note)
+    if orphan is not None:
+        gone = (Skip(notice, "the prompt is gone"),)
+        return [Edit(notice, orphan, otherwise=gone), *map(Clear, _asked(chat, notice, note.turn))]
     if any(_tells(n, game) for n in later):
         return [Skip(notice, "told by what follows")]
     pressed = _asked(chat, notice, note.turn)

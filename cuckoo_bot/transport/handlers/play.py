@@ -12,6 +12,8 @@ from cuckoo_bot.transport.handlers.common import (
 
 async def move_key(press: Press) -> Outcome | None:
     data = press.data
+    message = press.query.message
+    private = message is not None and message.chat.id > 0
     outcome = await play.act(
         press.services.deps,
         data.game,
@@ -21,18 +23,16 @@ async def move_key(press: Press) -> Outcome | None:
         press.update.update_id,
         round_no=data.round,
         asker=press.asker,
+        # The answer goes on the message pressed, known to the store or not (a prompt shown by
+        # a process that died before it recorded it): its keys come off with the answer, from
+        # the outbox, whichever instance delivers it.
+        pressed=message.message_id if private and message is not None else None,
     )
-    message = press.query.message
-    if message is not None and message.chat.id > 0:
-        # Keys pressed on a prompt the store does not know (shown by a process that died
-        # before it recorded the message), or on a turn long over, come off that message:
-        # nothing else would ever clear them.
-        stale = outcome.reply is not None and outcome.reply.code is ReplyCode.STALE_TURN
-        orphan = outcome.batch is not None and not press.services.courier.knows(
-            message.chat.id, message.message_id, outcome.batch
-        )
-        if stale or orphan:
-            press.services.courier.clear_keys_later(message.chat.id, message.message_id)
+    stale = outcome.reply is not None and outcome.reply.code is ReplyCode.STALE_TURN
+    if private and message is not None and stale:
+        # Keys of a turn long over, pressed: nothing else would clear them (no notice is
+        # written for a refused press; pressed again, they are cleared again).
+        press.services.courier.clear_keys_later(message.chat.id, message.message_id)
     return outcome
 
 

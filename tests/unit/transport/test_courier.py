@@ -619,6 +619,34 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_ove
     assert not stale, fake.transcript(prompt.chat_id)
 
 
+async def test_a_press_on_a_prompt_no_notice_accounts_for_is_answered_there_by_the_next_life(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A copy of a prompt the store never learnt of (a process showed it and died before its
+    mark) is pressed; the process that took the press dies before delivering its answer. The
+    next life answers on the message pressed, keys gone, and the known copy loses its keys:
+    the press's notice names the message, so no process's memory has to."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    (prompt,) = [n for n in table.world.outbox.values() if n.kind is NoticeKind.PROMPT]
+    (known,) = [m for m in fake.messages(prompt.chat_id) if m.callback_datas]
+    keys = InlineKeyboardMarkup.de_json(known.reply_markup, bot)
+    table.clock.advance(1.0)  # (the chat's pace: a message a second)
+    copy = await bot.send_message(prompt.chat_id, known.text or "", reply_markup=keys)
+    state = table.world.games[game_id].state
+    pressed = await play.act(
+        table.deps, game_id, state.actor, "keep", state.turn, pressed=copy.message_id
+    )
+    assert pressed.batch  # ... and the process that wrote it died before showing it
+    table.clock.advance(7)  # its claims have run out
+    courier = _restarted(table, bot)
+    await courier.sweep()
+    await courier.drain()
+    assert _live_move_keys(fake, prompt.chat_id) == [], fake.transcript(prompt.chat_id)
+    (answered,) = [m for m in fake.messages(prompt.chat_id) if m.message_id == copy.message_id]
+    assert answered.text != copy.text, fake.transcript(prompt.chat_id)
+
+
 async def test_an_answer_kept_after_its_send_was_lost_is_shown_and_the_first_copy_loses_its_keys(
     fake: FakeBotApi, bot: Bot
 ) -> None:

@@ -72,8 +72,8 @@ def prompt(turn: int, rnd: int = 2, **kw: object) -> Notice:
     return note(NoticeKind.PROMPT, payload)
 
 
-def played(turn: int, rnd: int = 2) -> Notice:
-    return note(NoticeKind.PLAYED, PlayedNote(rnd, turn, "done_keep", CARD))
+def played(turn: int, rnd: int = 2, pressed: int | None = None) -> Notice:
+    return note(NoticeKind.PLAYED, PlayedNote(rnd, turn, "done_keep", CARD, pressed=pressed))
 
 
 def deal(rnd: int = 3, prev: RoundResult | None = None) -> Notice:
@@ -217,6 +217,29 @@ def test_a_move_answered_edits_the_prompt_pressed_unless_the_batch_moves_on() ->
     assert plan(answer, chat(pressed)) == [Edit(answer, pressed, otherwise=gone)]
     assert plan(answer, chat(pressed), [deal()]) == [Skip(answer, "told by what follows")]
     assert plan(answer, chat()) == [Skip(answer, "no prompt to answer on")]
+
+
+def test_a_move_pressed_on_a_prompt_no_notice_accounts_for_is_answered_there() -> None:
+    # A process showed the prompt (message 12) and died before recording it; a copy of it
+    # (message 13) is known. The press on 12 is answered on 12, whatever the batch does next,
+    # and the known copy loses its keys: nothing else knows 12 stands there with keys.
+    copy = on_screen(prompt(5), 13, True)
+    answer = played(5, pressed=12)
+    orphan = SentMessage(answer, 12, True, 13)
+    gone = (Skip(answer, "the prompt is gone"),)
+    steps = [Edit(answer, orphan, otherwise=gone), Clear(copy)]
+    assert plan(answer, chat(copy)) == steps
+    assert plan(answer, chat(copy), [deal()]) == steps
+    lone = played(5, pressed=12)
+    assert plan(lone, chat()) == [
+        Edit(lone, SentMessage(lone, 12, True, 12), otherwise=(Skip(lone, "the prompt is gone"),))
+    ]
+    # Pressed on the known prompt: answered as ever.
+    known = played(5, pressed=13)
+    assert plan(known, chat(copy)) == [
+        Edit(known, copy, otherwise=(Skip(known, "the prompt is gone"),))
+    ]
+    assert plan(known, chat(copy), [deal()]) == [Skip(known, "told by what follows")]
 
 
 def test_a_nudge_replies_to_the_prompt_of_its_turn_only_while_the_turn_is_on() -> None:
