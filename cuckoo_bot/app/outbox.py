@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import zip_longest
 
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Game, Player
@@ -289,15 +290,17 @@ async def unaccounted(
     deps: Deps, chat_id: int, notice_id: int, *, below: int | None, span: int
 ) -> list[int]:
     """The messages in a chat that no notice accounts for, where notice ``notice_id`` would
-    have shown (a chat's notices are shown in order, so after the newest message an earlier
-    notice put there): the ``span`` ids just ``below`` a message, nearest first, or else the
-    ``span`` ids right after that newest one."""
+    have shown: the ``span`` ids just ``below`` a message, nearest first, never under the
+    newest message an earlier notice put there; or else the ids around that newest one,
+    nearest first, after before. A chat's notices are shown in order, but not after a crash:
+    an earlier notice shown again (its first copy's mark lost) may stand above this one's."""
     async with deps.uow(read_only=True) as uow:
         low = await uow.messages.newest_before(chat_id, notice_id)
         if below is None:
-            ids = range(low + 1, low + 1 + span)
+            after, before = range(low + 1, low + 1 + span), range(low - 1, max(0, low - span), -1)
+            ids = [m for pair in zip_longest(after, before) for m in pair if m is not None]
         else:
-            ids = range(below - 1, max(low, below - 1 - span), -1)
+            ids = list(range(below - 1, max(low, below - 1 - span), -1))
         if not ids:
             return []
         known = await uow.messages.messages_between(chat_id, min(ids), max(ids))

@@ -619,6 +619,40 @@ async def test_a_prompt_shown_before_a_crash_loses_its_keys_once_its_turn_is_ove
     assert not stale, fake.transcript(prompt.chat_id)
 
 
+async def test_a_lost_prompt_under_an_earlier_notice_shown_again_loses_its_keys_at_its_turns_end(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """After crashes, an earlier notice (the player's card dealt) is shown again as a new
+    message below a prompt whose mark was lost: once the prompt's turn is over, the prompt's
+    copy above the card loses its keys all the same."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    state = table.world.games[game_id].state
+    first = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+    table.clock.advance(1.0)
+    await table.courier.deliver(first.batch)  # type: ignore[arg-type]
+    prompt = [n for n in table.world.outbox.values() if n.kind is NoticeKind.PROMPT][-1]
+    (dealt,) = [
+        n
+        for n in table.world.outbox.values()
+        if n.kind is NoticeKind.DEAL and n.chat_id == prompt.chat_id
+    ]
+    _forget(table, prompt.id)
+    table.clock.advance(1.0)  # (the chat's pace: a message a second)
+    again = await bot.send_message(prompt.chat_id, "the card dealt, shown again")
+    await outbox.mark(table.deps, [Delivered(dealt.id, again.message_id, False)])
+    table.world.claims[prompt.id] = ("the process that died", table.clock.now() + LEASE)
+    courier = _restarted(table, bot)
+    state = table.world.games[game_id].state
+    outcome = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+    table.clock.advance(1.0)
+    await courier.deliver(outcome.batch)  # type: ignore[arg-type]
+    table.clock.advance(7)  # the dead process's claim has run out
+    await courier.sweep()
+    await courier.drain()
+    assert _live_move_keys(fake, prompt.chat_id) == [], fake.transcript(prompt.chat_id)
+
+
 async def test_a_press_on_a_prompt_no_notice_accounts_for_is_answered_there_by_the_next_life(
     fake: FakeBotApi, bot: Bot
 ) -> None:
