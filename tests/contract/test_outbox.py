@@ -760,6 +760,16 @@ async def test_a_second_copy_of_a_notice_that_shows_keys_is_found(
     await _mark(uow_factory, Delivered(ask.id, 11, False, tries=0))  # its keys taken off
     async with uow_factory(read_only=True) as uow:
         assert await uow.messages.copies() == []
+    # A copy no notice accounted for, its keys cleared (a row with no kind): it keeps nothing,
+    # so it makes no copy of the message that shows the notice with its keys.
+    lone = _note("lone")
+    await _add(uow_factory, [lone])
+    await _mark(uow_factory, Delivered(lone.id, 20, True))
+    async with uow_factory() as uow:
+        await uow.messages.cleared(CHAT_ID, [21], lone.id)
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        assert await uow.messages.copies() == []
 
 
 async def test_a_second_copy_without_keys_showing_what_a_newer_one_shows_is_a_twin(

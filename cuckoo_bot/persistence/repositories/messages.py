@@ -163,6 +163,7 @@ class SqlMessages:
                 kept.chat_id == MessageRow.chat_id,
                 kept.sent_by == MessageRow.sent_by,
                 kept.message_id.is_not(None),
+                kept.kind.is_not(None),  # a cleared copy (no kind) keeps nothing
                 or_(
                     kept.shown > MessageRow.shown,
                     and_(kept.shown == MessageRow.shown, kept.message_id > MessageRow.message_id),

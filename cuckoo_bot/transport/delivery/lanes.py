@@ -159,17 +159,18 @@ class Lane:
         rendered = self.render(step.notice, step.show, step.folded)
         if step.reply_to is not None:
             rendered = replace(rendered, reply_to=step.reply_to)
+        # A copy another process may have shown (dead before its mark, or sending it now, its
+        # lease run out) has keys only if this one does. In a group each guess costs budget.
+        keys = keys_live(rendered.keyboard)
+        guess = keys and self.tools.maybe_shown(step.notice)
         await self.pace()
         self.fence()  # the pace may have taken a while
+        if guess and not self.tools.alone:  # written first: dying after the send leaves a doubt
+            await self.tools.doubt(self.chat_id, step.notice.id)
         message = await self.tools.calls.send(step.notice, rendered)
         self.sent()
-        keys = keys_live(rendered.keyboard)
         self.done(step.notice, message.message_id, keys)
         self._folded(step.folded)
-        # A copy another process may have shown (it died before its mark) has keys only if
-        # this one does (a prompt, a lobby, a table with My card, a Play again): a card dealt
-        # or a move answered left nothing to clear. In a group each guess spends its budget.
-        guess = keys and self.tools.maybe_shown(step.notice)
         if guess or self.tools.doubted(self.chat_id):
             await orphans.clear(self, step.notice.id, below=message.message_id)
 

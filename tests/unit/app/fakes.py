@@ -491,8 +491,9 @@ class FakeMessages:
             (r for r in self.w.messages.values() if r.message_id is not None),
             key=lambda r: (r.shown, r.message_id or 0),
         )
-        best = {(r.chat_id, r.sent_by): r for r in rows}  # the newest state of each sender
-        beaten = [r for r in rows if r.keys and best[(r.chat_id, r.sent_by)] is not r]
+        # The newest state of each sender; a cleared copy (no kind) keeps nothing.
+        best = {(r.chat_id, r.sent_by): r for r in rows if r.kind is not None}
+        beaten = [r for r in rows if r.keys and best.get((r.chat_id, r.sent_by), r) is not r]
         # A keyless message showing just what a newer one sent by the same notice shows.
         twins = [
             r

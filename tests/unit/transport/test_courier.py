@@ -653,6 +653,40 @@ async def test_a_lost_prompt_under_an_earlier_notice_shown_again_loses_its_keys_
     assert _live_move_keys(fake, prompt.chat_id) == [], fake.transcript(prompt.chat_id)
 
 
+async def test_an_instance_killed_right_after_showing_a_prompt_it_took_over_leaves_a_doubt(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """Instance "one" shows a prompt and lags; its lease runs out and instance "two" takes the
+    prompt over, shows it again and is killed the moment Telegram answers, before its mark.
+    "One" then marks its own copy. Only the doubt "two" wrote before its call says a second
+    copy with keys may stand there: the next instance clears it, and one prompt asks."""
+    table = Table(fake, bot, players=3, rate=1000)
+    await table.start()
+    (prompt,) = [n for n in table.world.outbox.values() if n.kind is NoticeKind.PROMPT]
+    (first,) = _live_move_keys(fake, prompt.chat_id)
+    _forget(table, prompt.id)  # "one" has not marked it yet
+    table.clock.advance(7)  # "one"'s lease has run out
+    budget = GroupBudget(1000, clock=lambda: table.clock.now().timestamp())
+    two = Courier(table.deps, bot, Renderer(Translator()), budget, PrivatePacer(0))
+    shown = two.tools.calls.send
+
+    async def killed_after(notice: Notice, rendered: Rendered) -> Message:
+        await shown(notice, rendered)
+        raise asyncio.CancelledError  # SIGKILL: Telegram showed it, nothing more happens
+
+    two.tools.calls.send = killed_after  # type: ignore[method-assign]
+    with pytest.raises(asyncio.CancelledError):
+        await two.sweep()
+    assert len(_live_move_keys(fake, prompt.chat_id)) == 2
+    assert prompt.chat_id in table.world.doubts()
+    await outbox.mark(table.deps, [Delivered(prompt.id, first, True)])  # "one"'s late mark
+    three = Courier(table.deps, bot, Renderer(Translator()), budget, PrivatePacer(0))
+    table.clock.advance(2)
+    await three.sweep()
+    await three.drain()
+    assert _live_move_keys(fake, prompt.chat_id) == [first], fake.transcript(prompt.chat_id)
+
+
 async def test_a_press_on_a_prompt_no_notice_accounts_for_is_answered_there_by_the_next_life(
     fake: FakeBotApi, bot: Bot
 ) -> None:
