@@ -291,13 +291,16 @@ async def unaccounted(
 ) -> list[int]:
     """The messages in a chat that no notice accounts for, where notice ``notice_id`` would
     have shown: the ``span`` ids just ``below`` a message, nearest first, never under the
-    newest message an earlier notice put there; or else the ids around that newest one,
-    nearest first, after before. A chat's notices are shown in order, but not after a crash:
-    an earlier notice shown again (its first copy's mark lost) may stand above this one's."""
+    newest message an earlier notice put there; or else the ids after that newest one, and
+    in a private chat around it, nearest first, after before. A chat's notices are shown in
+    order, but not after a crash: an earlier notice shown again (its first copy's mark lost)
+    may stand above this one's. (A group's ids before are mostly people's messages, which
+    cannot be edited, and each try would spend the group's 20 calls a minute.)"""
     async with deps.uow(read_only=True) as uow:
         low = await uow.messages.newest_before(chat_id, notice_id)
         if below is None:
-            after, before = range(low + 1, low + 1 + span), range(low - 1, max(0, low - span), -1)
+            after = range(low + 1, low + 1 + span)
+            before = range(low - 1, max(0, low - span), -1) if chat_id > 0 else range(0)
             ids = [m for pair in zip_longest(after, before) for m in pair if m is not None]
         else:
             ids = list(range(below - 1, max(low, below - 1 - span), -1))

@@ -538,6 +538,8 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
     assert await outbox.unaccounted(deps, player, prompt, below=None, span=6) == [
         5, 3, 6, 2, 7, 1, 8, 10
     ]  # fmt: skip
+    # In a group, only after it: the ids before are people's messages, and each try costs.
+    assert await outbox.unaccounted(deps, CHAT_ID, elsewhere + 1, below=None, span=3) == [6, 7, 8]
     # Below the copy sent again, nearest first, never under the earlier notices' newest.
     assert await outbox.unaccounted(deps, player, prompt, below=12, span=20) == [
         11,

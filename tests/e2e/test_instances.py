@@ -22,6 +22,7 @@ from tests.e2e.conftest import (
     BotProcess,
     audit_finished_games,
     reading,
+    stall_report,
     stop_all,
     telegram,
 )
@@ -82,11 +83,16 @@ async def test_two_webhook_instances_on_one_postgresql_lose_nothing_and_repeat_n
             fake.add_user(user, f"P{user}", language_code="en", started=True)
         fake.add_group(group, f"Club {group}", type="supergroup", members=humans(group))
 
-    await games_everywhere(fake)  # both instances up
-    bots[0].kill()  # SIGKILL while quiet: updates sent to it now are refused, then retried
-    await games_everywhere(fake)
-    await bots[0].start()  # back, on the same port
-    await games_everywhere(fake)
+    for step in ("both up", "one killed", "both up again"):
+        if step == "one killed":
+            bots[0].kill()  # SIGKILL while quiet: updates sent to it now are refused, retried
+        elif step == "both up again":
+            await bots[0].start()  # back, on the same port
+        try:
+            await games_everywhere(fake)
+        except TimeoutError as stalled:  # what the groups showed, and each instance's log
+            report = [stall_report(f"stalled, {step}", fake, bot, GROUPS) for bot in bots]
+            raise AssertionError("\n".join(report)) from stalled
 
     deliveries = fake.webhook_deliveries()
     taken = Counter(r.update_id for r in deliveries if isinstance(r.status, int) and r.status < 300)
