@@ -43,9 +43,8 @@ def keys_live(keyboard: InlineKeyboardMarkup | None) -> bool:
 
 
 class Lane:
-    """Carries a plan out: one Bot API call per step at most, each answer recorded. A chat's
-    kind of lane says how a notice looks (``render``), what a call costs (``spend``) and which
-    faults it gets over (``fault``)."""
+    """Carries a plan out: one Bot API call per step at most, each answer recorded. A kind of
+    lane says how a notice looks, what a call costs and which faults it gets over."""
 
     def __init__(self, tools: Tools, chat_id: int, known: Known, marks: Marks) -> None:
         self.tools = tools
@@ -55,11 +54,11 @@ class Lane:
         self.marks = marks  # the batch's lanes, this one among them
         marks.results.append(self.result)
         self.holding: tuple[Notice, ...] = ()  # the notices this run shows (``holds``)
+        self.suspect = False  # a notice passed over here may have been shown (a copy above)
 
     def view(self) -> ChatView:
         tools = self.tools
-        doubted = tools.doubted(self.chat_id)
-        return ChatView(self.chat_id, self.known, doubted, tools.maybe_shown)
+        return ChatView(self.chat_id, self.known, tools.doubted(self.chat_id), tools.maybe_shown)
 
     # -- what a kind of lane says -----------------------------------------------------------
 
@@ -159,8 +158,8 @@ class Lane:
         rendered = self.render(step.notice, step.show, step.folded)
         if step.reply_to is not None:
             rendered = replace(rendered, reply_to=step.reply_to)
-        # A copy another process may have shown (dead before its mark, or sending it now, its
-        # lease run out) has keys only if this one does. In a group each guess costs budget.
+        # A copy another process may have shown (dead before its mark, or sending it now) has
+        # keys only if this one does. In a group each guess costs budget.
         keys = keys_live(rendered.keyboard)
         guess = keys and self.tools.maybe_shown(step.notice)
         await self.pace()
@@ -171,7 +170,7 @@ class Lane:
         self.sent()
         self.done(step.notice, message.message_id, keys)
         self._folded(step.folded)
-        if guess or self.tools.doubted(self.chat_id):
+        if guess or self.suspect or self.tools.doubted(self.chat_id):
             await orphans.clear(self, step.notice.id, below=message.message_id)
 
     async def _unchanged(self, step: Unchanged) -> None:
@@ -201,6 +200,7 @@ class Lane:
 
     async def _skip(self, step: Skip) -> None:
         self.result.skip(step.notice, step.why)
+        self.suspect = self.suspect or self.tools.maybe_shown(step.notice)
 
     async def _orphans(self, step: Orphans) -> None:
         await orphans.clear(self, step.notice.id)
