@@ -784,18 +784,25 @@ async def test_a_second_copy_of_a_notice_loses_its_keys_at_the_next_sweep(
     late = await bot.send_message(GROUP, "Join the game", reply_markup=keys)
     note = AnswerNote("Join the game", keys.to_dict())
     notice = Notice(NoticeKind.ANSWER, GROUP, note)
-    async with table.deps.uow() as uow:
-        await uow.outbox.add_many([notice])
-        await uow.commit()
-    async with table.deps.uow() as uow:  # shown by one instance, then its late mark
-        await uow.outbox.mark([Delivered(notice.id, first.message_id, True)])
-        await uow.outbox.mark([Delivered(notice.id, late.message_id, True)])
-        await uow.commit()
+    await _shown_twice(table, notice, first, late, keys=True)
     await table.courier.sweep()
     shown = {m.message_id: m.callback_datas for m in fake.messages(GROUP)}
     assert shown[first.message_id] == [] and shown[late.message_id] == ["1:j:9"]
     assert table.world.message(GROUP, first.message_id).keys is False  # type: ignore[union-attr]
     assert table.world.message(GROUP, late.message_id).keys is True  # type: ignore[union-attr]
+
+
+async def _shown_twice(
+    table: Table, notice: Notice, first: Message, late: Message, *, keys: bool
+) -> None:
+    """``notice`` written, shown as ``first`` by one instance, then as ``late`` by another."""
+    async with table.deps.uow() as uow:
+        await uow.outbox.add_many([notice])
+        await uow.commit()
+    async with table.deps.uow() as uow:  # shown by one instance, then its late mark
+        await uow.outbox.mark([Delivered(notice.id, first.message_id, keys)])
+        await uow.outbox.mark([Delivered(notice.id, late.message_id, keys)])
+        await uow.commit()
 
 
 async def test_a_second_copy_without_keys_is_deleted_at_the_next_sweep(
@@ -808,13 +815,7 @@ async def test_a_second_copy_without_keys_is_deleted_at_the_next_sweep(
     first = await bot.send_message(GROUP, "Round 2: your card")
     late = await bot.send_message(GROUP, "Round 2: your card")
     notice = Notice(NoticeKind.ANSWER, GROUP, AnswerNote("Round 2: your card"))
-    async with table.deps.uow() as uow:
-        await uow.outbox.add_many([notice])
-        await uow.commit()
-    async with table.deps.uow() as uow:  # shown by one instance, then its late mark
-        await uow.outbox.mark([Delivered(notice.id, first.message_id, False)])
-        await uow.outbox.mark([Delivered(notice.id, late.message_id, False)])
-        await uow.commit()
+    await _shown_twice(table, notice, first, late, keys=False)
     await table.courier.sweep()
     kept = [m.message_id for m in fake.messages(GROUP, include_deleted=False)]
     assert first.message_id not in kept and late.message_id in kept
