@@ -9,7 +9,7 @@ import random
 from datetime import UTC, datetime, timedelta
 from itertools import permutations
 
-from cuckoo_bot.app import outbox
+from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import GameStatus
 from cuckoo_bot.app.notices import (
@@ -535,13 +535,13 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
     deps = Deps(uow=uow_factory, rng=random.Random(0), clock=StepClock())
     # Where the prompt would have shown: around 4 (after it first: 9 is accounted for), for an
     # earlier notice shown again after a crash may stand above the prompt's lost copy.
-    assert await outbox.unaccounted(deps, player, prompt, below=None, span=6) == [
+    assert await shown.unaccounted(deps, player, prompt, below=None, span=6) == [
         5, 3, 6, 2, 7, 1, 8, 10
     ]  # fmt: skip
     # In a group, only after it: the ids before are people's messages, and each try costs.
-    assert await outbox.unaccounted(deps, CHAT_ID, elsewhere + 1, below=None, span=3) == [6, 7, 8]
+    assert await shown.unaccounted(deps, CHAT_ID, elsewhere + 1, below=None, span=3) == [6, 7, 8]
     # Below the copy sent again, nearest first, never under the earlier notices' newest.
-    assert await outbox.unaccounted(deps, player, prompt, below=12, span=20) == [
+    assert await shown.unaccounted(deps, player, prompt, below=12, span=20) == [
         11,
         10,
         8,
@@ -549,7 +549,7 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
         6,
         5,
     ]
-    assert await outbox.unaccounted(deps, player, prompt, below=5, span=20) == []
+    assert await shown.unaccounted(deps, player, prompt, below=5, span=20) == []
 
 
 async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
-    Boolean,
-    and_,
     bindparam,
-    case,
     delete,
     false,
     func,
@@ -23,40 +19,21 @@ from sqlalchemy import (
     select,
     true,
 )
-from sqlalchemy.orm import aliased
-from sqlalchemy.sql import Select
 
 from cuckoo_bot.app.notices import Delivered, NoticeKind, SentMessage
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.persistence.mapping import notice_from_row
 from cuckoo_bot.persistence.models import OPEN_GAME, GameRow, MessageRow, OutboxRow
-from cuckoo_bot.persistence.repositories.store import Store, dialect_insert, table_of
+from cuckoo_bot.persistence.repositories import stalls
+from cuckoo_bot.persistence.repositories.statements import (
+    COLUMNS,
+    merge,
+    recording,
+    reports,
+    sent_rows,
+)
+from cuckoo_bot.persistence.repositories.store import Store
 from cuckoo_bot.persistence.types import UtcDateTime
-
-# The kinds whose newest message in a chat later notices edit (besides any with keys).
-EDITED = (NoticeKind.LOBBY.value, NoticeKind.TABLE.value, NoticeKind.PLAYED.value)
-
-
-def reported(notice: Any) -> list[Any]:
-    """The columns of a report about a message, from the notice (``notice``: its columns)
-    and the parameters ``message_id``, ``keys`` and ``now``."""
-    return [
-        notice.chat_id,
-        bindparam("message_id", type_=BigInteger),
-        notice.game_id,
-        notice.kind,
-        notice.id,
-        notice.id,
-        bindparam("keys", type_=Boolean),
-        bindparam("now", type_=UtcDateTime),
-    ]
-
-
-def reports(delivered: Sequence[Delivered], now: datetime) -> list[dict[str, Any]]:
-    return [
-        {"n": d.notice_id, "message_id": d.message_id, "keys": d.live_keys, "now": now}
-        for d in delivered
-    ]
 
 
 def _message(row: MessageRow) -> Message:
@@ -72,70 +49,6 @@ def _message(row: MessageRow) -> Message:
     )
 
 
-def merge(dialect: str, report: Select[Any]) -> Any:
-    """INSERT the reports ``report`` selects (``reported``'s columns), each merged into the row
-    of its message if there is one: ``Message.after``, as a conditional write. The report
-    replaces the row's state only if it is newer, in the order (shown, keys gone);
-    whichever comes later, the row keeps its earliest sender."""
-    rows = table_of(MessageRow)
-    insert = dialect_insert(dialect, rows).from_select([*COLUMNS], report)
-    new = insert.excluded
-    newer = or_(
-        new.shown > rows.c.shown,
-        and_(new.shown == rows.c.shown, rows.c["keys"], ~new["keys"]),
-    )
-
-    def chosen(column: str) -> Any:
-        return case((newer, new[column]), else_=rows.c[column])
-
-    return insert.on_conflict_do_update(
-        index_elements=[rows.c.chat_id, rows.c.message_id],
-        set_={
-            **{c: chosen(c) for c in ("game_id", "kind", "shown", "keys", "updated_at")},
-            "sent_by": case((new.sent_by < rows.c.sent_by, new.sent_by), else_=rows.c.sent_by),
-        },
-    )
-
-
-COLUMNS = ("chat_id", "message_id", "game_id", "kind", "sent_by", "shown", "keys", "updated_at")
-
-
-@cache
-def _sent() -> Select[Any]:
-    """A game's messages that later notices may edit (``SqlMessages.sent``), for the parameter
-    ``game_id``: built once, as every press asks it."""
-    m = MessageRow
-    game_id = bindparam("game_id", type_=BigInteger)
-    newest_here = (
-        select(func.max(m.shown))
-        .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(EDITED))
-        .group_by(m.kind, m.chat_id)
-    )
-    other = aliased(MessageRow)
-    newest_in_chat = (
-        select(func.max(other.message_id)).where(other.chat_id == m.chat_id).scalar_subquery()
-    )
-    return (
-        select(OutboxRow, m.message_id, m.keys, newest_in_chat)
-        .join(OutboxRow, OutboxRow.id == m.shown)
-        .where(
-            m.game_id == game_id,
-            m.message_id.is_not(None),
-            or_(m.keys, m.shown.in_(newest_here)),
-        )
-        .order_by(m.shown)
-    )
-
-
-@cache
-def _record(dialect: str) -> Any:
-    """``SqlMessages.record``'s statement in ``dialect``, built once."""
-    notices = table_of(OutboxRow)
-    # The chat, the game and the kind are the notice's, read in the same statement.
-    report = select(*reported(notices.c)).where(notices.c.id == bindparam("n"))
-    return merge(dialect, report)
-
-
 class SqlMessages:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -145,7 +58,7 @@ class SqlMessages:
         sent = [d for d in delivered if d.message_id is not None]
         if not sent:
             return
-        await self._s.session.execute(_record(self._s.dialect), reports(sent, self._s.now()))
+        await self._s.session.execute(recording(self._s.dialect), reports(sent, self._s.now()))
 
     async def get(self, chat_id: int, message_id: int) -> Message | None:
         row = await self._s.row(
@@ -156,46 +69,7 @@ class SqlMessages:
         return None if row is None else _message(row)
 
     async def copies(self, limit: int = 20) -> list[Message]:
-        kept = aliased(MessageRow)
-        beaten = (
-            select(kept.id)
-            .where(
-                kept.chat_id == MessageRow.chat_id,
-                kept.sent_by == MessageRow.sent_by,
-                kept.message_id.is_not(None),
-                kept.kind.is_not(None),  # a cleared copy (no kind) keeps nothing
-                or_(
-                    kept.shown > MessageRow.shown,
-                    and_(kept.shown == MessageRow.shown, kept.message_id > MessageRow.message_id),
-                ),
-            )
-            .exists()
-        )
-        twin = aliased(MessageRow)
-        twinned = (
-            select(twin.id)
-            .where(
-                twin.chat_id == MessageRow.chat_id,
-                twin.sent_by == MessageRow.sent_by,
-                twin.shown == MessageRow.shown,
-                twin.kind == MessageRow.kind,
-                twin.message_id > MessageRow.message_id,
-            )
-            .exists()
-        )
-        found = await self._s.session.scalars(
-            select(MessageRow)
-            .where(
-                MessageRow.message_id.is_not(None),
-                or_(
-                    and_(MessageRow.keys, beaten),
-                    and_(~MessageRow.keys, MessageRow.kind.is_not(None), twinned),
-                ),
-            )
-            .order_by(MessageRow.id)
-            .limit(limit)
-        )
-        return [_message(row) for row in found]
+        return [_message(row) for row in await self._s.session.scalars(stalls.copies(limit))]
 
     async def forget(self, chat_id: int, message_id: int) -> None:
         await self._s.session.execute(
@@ -205,7 +79,7 @@ class SqlMessages:
         )
 
     async def sent(self, game_id: int) -> list[SentMessage]:
-        result = await self._s.session.execute(_sent(), {"game_id": game_id})
+        result = await self._s.session.execute(sent_rows(), {"game_id": game_id})
         return [
             SentMessage(
                 notice=notice_from_row(row),

@@ -4,27 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from functools import cache
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import (
-    BigInteger,
-    Integer,
-    Text,
     and_,
-    bindparam,
-    case,
     delete,
     func,
     insert,
-    null,
     or_,
     select,
     update,
 )
 
-from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.app.notices import PASSED_OVER, Delivered, Elsewhere, Notice, NoticeKind
+from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice
 from cuckoo_bot.persistence.mapping import (
     notice_from_row,
     notice_values,
@@ -35,43 +27,10 @@ from cuckoo_bot.persistence.models import (
     MessageRow,
     OutboxRow,
 )
-from cuckoo_bot.persistence.repositories.messages import SqlMessages, merge, reported, reports
+from cuckoo_bot.persistence.repositories import stalls
+from cuckoo_bot.persistence.repositories.messages import SqlMessages
+from cuckoo_bot.persistence.repositories.statements import marking, marking_and_merging, reports
 from cuckoo_bot.persistence.repositories.store import Store, table_of
-from cuckoo_bot.persistence.types import UtcDateTime
-
-
-@cache
-def _marking() -> Any:
-    """``SqlOutbox.mark``'s UPDATE, for the parameters ``n`` (the notice), ``at``, ``error``,
-    ``tries`` and ``retry_at``: built once."""
-    rows = table_of(OutboxRow)
-    return (
-        update(rows)
-        .where(rows.c.id == bindparam("n"))
-        .values(
-            # A notice to try again is not done: no sent_at, and free for any instance
-            # from ``retry_at`` on.
-            sent_at=func.coalesce(rows.c.sent_at, bindparam("at", type_=UtcDateTime)),
-            error=func.coalesce(bindparam("error", type_=Text), rows.c.error),
-            attempts=rows.c.attempts + bindparam("tries", type_=Integer),
-            claimed_by=case(
-                (bindparam("retry_at", type_=UtcDateTime).is_(None), rows.c.claimed_by),
-                else_=null(),
-            ),
-            claim_until=func.coalesce(bindparam("retry_at", type_=UtcDateTime), rows.c.claim_until),
-        )
-    )
-
-
-@cache
-def _marking_and_merging() -> Any:
-    """On PostgreSQL, ``_marking`` and the merge of what each notice showed into its
-    message's row, one statement."""
-    rows = table_of(OutboxRow)
-    marked = _marking().returning(rows.c.id, rows.c.chat_id, rows.c.game_id, rows.c.kind)
-    marked = marked.cte("marked")
-    showed = bindparam("message_id", type_=BigInteger).is_not(None)
-    return merge("postgresql", select(*reported(marked.c)).where(showed)).add_cte(marked)
 
 
 class SqlOutbox:
@@ -201,76 +160,13 @@ class SqlOutbox:
         return Elsewhere.of(rows.all(), since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
-        asks = [NoticeKind.PROMPT.value, NoticeKind.TURN.value]
-        # The game's newest ask is its current turn's (a move writes it with the move): an
-        # older prompt the store still thinks shows keys asks for a turn that is over.
-        asked = table_of(OutboxRow).alias("asked")
-        newest = (
-            select(func.max(asked.c.id))
-            .where(asked.c.game_id == GameRow.id, asked.c.kind.in_(asks))
-            .correlate(GameRow)
-            .scalar_subquery()
-        )
-        on_its_way = (
-            select(OutboxRow.id).where(OutboxRow.id == newest, OutboxRow.sent_at.is_(None)).exists()
-        )
-        showing = (
-            select(MessageRow.id)
-            .where(
-                MessageRow.game_id == GameRow.id,
-                MessageRow.kind.in_(asks),
-                MessageRow.keys,
-                MessageRow.shown >= newest,
-            )
-            .exists()
-        )
-        query = select(GameRow.id).where(
-            GameRow.status == GameStatus.RUNNING.value, ~on_its_way, ~showing
-        )
-        if game_id is not None:
-            query = query.where(GameRow.id == game_id)
-        found = await self._s.session.scalars(query.order_by(GameRow.id).limit(limit))
+        found = await self._s.session.scalars(stalls.unprompted(game_id, limit))
         return [int(g) for g in found]
 
     async def untold(
         self, before: datetime, game_id: int | None = None, limit: int = 50
     ) -> list[Notice]:
-        table = NoticeKind.TABLE.value
-        newer = table_of(OutboxRow).alias("newer")
-        newest = ~(
-            select(newer.c.id)
-            .where(
-                newer.c.game_id == OutboxRow.game_id,
-                newer.c.kind == table,
-                newer.c.id > OutboxRow.id,
-            )
-            .exists()
-        )
-        showing = (
-            select(MessageRow.id)
-            .where(
-                MessageRow.game_id == OutboxRow.game_id,
-                MessageRow.kind == table,
-                MessageRow.shown >= OutboxRow.id,
-                MessageRow.message_id.is_not(None),
-            )
-            .exists()
-        )
-        query = (
-            select(OutboxRow)
-            .join(GameRow, GameRow.id == OutboxRow.game_id)
-            .where(
-                GameRow.status == GameStatus.RUNNING.value,
-                OutboxRow.kind == table,
-                OutboxRow.sent_at <= before,
-                or_(OutboxRow.error.is_(None), OutboxRow.error.in_(PASSED_OVER)),
-                newest,
-                ~showing,
-            )
-        )
-        if game_id is not None:
-            query = query.where(OutboxRow.game_id == game_id)
-        found = await self._s.session.scalars(query.order_by(OutboxRow.id).limit(limit))
+        found = await self._s.session.scalars(stalls.untold(before, game_id, limit))
         return [notice_from_row(row) for row in found]
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
@@ -291,12 +187,12 @@ class SqlOutbox:
             # The messages first: killed in between, a notice is shown again, and no message
             # stands that the store does not know of.
             await SqlMessages(self._s).record(delivered)
-            await self._s.session.execute(_marking(), marks)
+            await self._s.session.execute(marking(), marks)
             return
         # One statement: the notices marked (a data-modifying WITH), and what each showed
         # merged into its message's row.
         await self._s.session.execute(
-            _marking_and_merging(),
+            marking_and_merging(),
             [
                 {**mark, **report}
                 for mark, report in zip(marks, reports(delivered, now), strict=True)

@@ -8,7 +8,7 @@ import logging
 
 from telegram.error import TelegramError
 
-from cuckoo_bot.app import outbox
+from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.notices import Delivered
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.outbox import Batch
@@ -62,7 +62,7 @@ async def drop(chats: Chats, twin: Message) -> None:
     except Unreachable as exc:
         log.info("message %s in chat %s, a twin, left for now: %s", message_id, chat, exc)
         return
-    await outbox.forget(chats.tools.deps, twin)
+    await shown.forget(chats.tools.deps, twin)
     log.warning(
         "chat %s: message %s, a second copy of notice %s, deleted", chat, message_id, twin.shown
     )

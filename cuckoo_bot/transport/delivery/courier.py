@@ -23,7 +23,7 @@ from cachetools import LRUCache
 from telegram import Bot
 from telegram.error import TelegramError
 
-from cuckoo_bot.app import outbox
+from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.delivery import Report, settle
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.notices import (
@@ -127,13 +127,13 @@ class Courier(Background):
         batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight), keep=ours_now)
         handled = await self._deliver(batch, from_store=True)
         if chat_id is None:
-            self.tools.learn_doubts(await outbox.doubts(self.deps))
+            self.tools.learn_doubts(await shown.doubts(self.deps))
         chats = {n.chat_id for n in batch.notices}
         for doubted, since in self.tools.doubts(chat_id).items():
             if doubted not in chats:
                 await self.chats.tidy(doubted, since)
         if chat_id is None:
-            await copies.settle(self.chats, await outbox.copies(self.deps))
+            await copies.settle(self.chats, await shown.copies(self.deps))
         return handled
 
     async def deliver(self, batch: Batch) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from cuckoo_bot.app import outbox
+from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.notices import Notice
 from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.tools import Tools
@@ -38,6 +38,6 @@ async def behind(
         if n.game_id is not None
     }
     if stale:
-        for sent in await outbox.reread(deps, stale):
+        for sent in await shown.reread(deps, stale):
             known.remember(sent)
     return found.held, found.left

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from telegram.error import TelegramError
 
-from cuckoo_bot.app import outbox
+from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.tuning import GAP
 from cuckoo_bot.transport.delivery.calls import Unreachable
 from cuckoo_bot.transport.delivery.known import Known
@@ -46,7 +46,7 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
         await tools.doubt(chat, notice_id)
         lane.result.deferred = True
         return
-    ids = await outbox.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
+    ids = await shown.unaccounted(deps, chat, notice_id, below=below, span=4 * GAP)
     known = {d.message_id for d in lane.result.delivered if d.message_id}
     known |= lane.known.telling.get(chat, set())
     cleared: list[int] = []
@@ -54,7 +54,7 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
         # The rest when the chat's budget allows, or (the claims having run out meanwhile)
         # once no other instance is showing something there.
         if not await lane.spend() or not lane.holds():
-            await outbox.cleared(deps, chat, cleared, notice_id)
+            await shown.cleared(deps, chat, cleared, notice_id)
             await tools.doubt(chat, notice_id)
             lane.result.deferred = True
             return
@@ -67,5 +67,5 @@ async def clear(lane: Clearing, notice_id: int, below: int | None = None) -> Non
             log.debug("message %s in chat %s left as it is: %s", message_id, chat, exc)
     # Written down, so that a late report of the notice one of them showed (an instance that
     # lagged past its lease) cannot say it shows keys: the store says what the chat shows.
-    await outbox.cleared(deps, chat, cleared, notice_id)
+    await shown.cleared(deps, chat, cleared, notice_id)
     await tools.settled(chat)

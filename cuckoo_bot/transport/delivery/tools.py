@@ -8,7 +8,7 @@ from datetime import datetime
 
 from cachetools import LRUCache
 
-from cuckoo_bot.app import outbox
+from cuckoo_bot.app import shown
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.notices import Delivered, Notice, SentMessage
 from cuckoo_bot.app.outbox import Batch
@@ -102,7 +102,7 @@ class Tools:
         the newest message the notices before it put there. Written to the store (the oldest
         such notice is kept), so any instance clears it."""
         self._doubted[chat_id] = min(self._doubted.get(chat_id, notice_id), notice_id)
-        await outbox.doubt(self.deps, chat_id, notice_id)
+        await shown.doubt(self.deps, chat_id, notice_id)
 
     def learn_doubts(self, doubts: dict[int, int]) -> None:
         """The chats in doubt as the store has them (read at every sweep)."""
@@ -122,4 +122,4 @@ class Tools:
         """The keys of what no notice accounts for in the chat were cleared: no doubt left."""
         since = self._doubted.pop(chat_id, None)
         if since is not None:
-            await outbox.settle_doubt(self.deps, chat_id, since)
+            await shown.settle_doubt(self.deps, chat_id, since)
