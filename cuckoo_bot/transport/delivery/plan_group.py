@@ -106,9 +106,15 @@ def _outdated(notice: Notice, known: Known) -> bool:
 
 
 def table_message(notice: Notice, known: Known) -> SentMessage | None:
-    """The message that shows this round's table, if any."""
+    """The message that shows this round's table, if any: the newest table, or else the
+    round's own message still offering My card. A round's last view read back after the next
+    round's table was posted (an instance that died held it) ends the round in place, above
+    the next one: as a new message it would stand below it, the rounds read out of order."""
     table = known.newest_kind(notice, NoticeKind.TABLE)
-    return table if table is not None and table.notice.round == notice.round else None
+    if table is not None and table.notice.round == notice.round:
+        return table
+    own = [s for s in known.live_of(notice, NoticeKind.TABLE) if s.notice.round == notice.round]
+    return own[-1] if own else None
 
 
 def _fold(notices: list[Notice], known: Known) -> dict[int, tuple[Notice, ...]]:

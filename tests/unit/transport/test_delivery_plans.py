@@ -344,6 +344,19 @@ def test_rounds_that_ended_before_their_table_was_posted_fold_under_an_earlier_o
     ]
 
 
+def test_a_rounds_last_view_read_back_after_the_next_round_was_posted_ends_it_in_place() -> None:
+    # Round 3's reveal, held by an instance that died, is read back after round 4's table was
+    # posted: it edits round 3's message (still offering My card), above round 4's, not a new
+    # message below it; with no message of round 3 left to edit, it comes as a new one.
+    mid, end, nxt = table(3), final(3), table(4, turn=9)
+    g = game(turn=9, rnd=4)
+    shown = (on_screen(mid, 30, True), on_screen(nxt, 32, True))
+    assert plan_group.plan([end], group(*shown, g=g)) == [
+        Edit(end, shown[0], (Send(end),), keys=True)
+    ]
+    assert plan_group.plan([end], group(shown[1], g=g)) == [Send(end)]
+
+
 def test_a_table_asking_a_turn_the_game_left_behind_is_never_shown() -> None:
     stale = table(2, turn=5)
     assert plan_group.plan([stale], group(g=game(turn=6))) == [Skip(stale, "superseded")]
