@@ -199,6 +199,11 @@ class MessageRepository(Protocol):
         chat the newest that shows its lobby, its table, or a player's answered prompt."""
         ...
 
+    async def record(self, delivered: Sequence[Delivered]) -> None:
+        """What these notices showed merged into their messages' rows (``Message.after``),
+        their notices left as they are (the batch marks them): one statement."""
+        ...
+
     async def doubt(self, chat_id: int, since: int) -> None:
         """A message may stand in this chat that the store never learnt of, after the
         newest one the notices before notice ``since`` put there: a row with no id."""

@@ -29,6 +29,15 @@ async def reread(deps: Deps, game_ids: Collection[int]) -> list[SentMessage]:
     return found
 
 
+async def record(deps: Deps, delivered: Delivered) -> None:
+    """A copy of a notice another process may have shown, sent again: its message is
+    recorded the moment Telegram answers (one statement), not with the batch's mark, so a
+    process killed right after leaves no copy with keys that only its memory knew."""
+    async with deps.uow(autocommit=True) as uow:
+        await uow.messages.record([delivered])
+        await uow.commit()
+
+
 async def doubt(deps: Deps, chat_id: int, since: int) -> None:
     """A message may stand in this chat that the store never learnt of (a send whose
     answer was lost): written down, so any instance clears its keys, not only this one."""

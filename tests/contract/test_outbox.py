@@ -629,6 +629,34 @@ async def test_a_message_ends_as_its_newest_report_whatever_order_the_marks_come
             ), (last, order)
 
 
+async def test_a_copy_recorded_as_telegram_answers_leaves_its_notice_to_be_marked(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A copy sent again is recorded at once (``MessageRepository.record``): its row says what
+    it shows, keys and all, while its notice stays unmarked (the batch marks it); the batch's
+    mark that follows changes nothing, and a later notice's edit still does."""
+    async with uow_factory() as uow:
+        await seed(uow)
+        game = await uow.games.add(lobby())
+        asked = Notice(NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game.id)
+        later = Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 4, "done_keep"), game.id)
+        await uow.outbox.add_many([asked, later])
+        await uow.commit()
+    async with uow_factory(autocommit=True) as uow:
+        await uow.messages.record([Delivered(asked.id, 80, live_keys=True), Delivered(asked.id)])
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        row = await uow.messages.get(ANN, 80)
+        assert row is not None and (row.keys, row.shown, row.sent_by) == (True, asked.id, asked.id)
+        assert await uow.messages.doubts() == {}
+    assert asked.id in await _claim(uow_factory)  # not marked: still to deliver
+    await _mark(uow_factory, Delivered(asked.id, 80, live_keys=True))
+    await _mark(uow_factory, Delivered(later.id, 80, live_keys=False))
+    async with uow_factory(read_only=True) as uow:
+        row = await uow.messages.get(ANN, 80)
+        assert row is not None and (row.keys, row.shown) == (False, later.id)
+
+
 async def test_a_message_cleared_as_unaccounted_keeps_no_keys_a_late_report_gave_it(
     uow_factory: UnitOfWorkFactory,
 ) -> None:

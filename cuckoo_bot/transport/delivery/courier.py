@@ -124,10 +124,10 @@ class Courier(Background):
                 or n.created_at < young
             )
 
+        if chat_id is None:  # first: what is delivered next must know where a copy may stand
+            self.tools.learn_doubts(await shown.doubts(self.deps))
         batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight), keep=ours_now)
         handled = await self._deliver(batch, from_store=True)
-        if chat_id is None:
-            self.tools.learn_doubts(await shown.doubts(self.deps))
         chats = {n.chat_id for n in batch.notices}
         for doubted, since in self.tools.doubts(chat_id).items():
             if doubted not in chats:

@@ -164,9 +164,7 @@ class Lane:
         guess = keys and self.tools.maybe_shown(step.notice)
         await self.pace()
         self.fence()  # the pace may have taken a while
-        if guess and not self.tools.alone:  # written first: dying after the send leaves a doubt
-            await self.tools.doubt(self.chat_id, step.notice.id)
-        message = await self.tools.calls.send(step.notice, rendered)
+        message = await self.tools.send(self.chat_id, step.notice, rendered, guess=guess)
         self.sent()
         self.done(step.notice, message.message_id, keys)
         self._folded(step.folded)

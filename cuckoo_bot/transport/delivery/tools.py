@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable
 from datetime import datetime
 
 from cachetools import LRUCache
+from telegram import Message
 
 from cuckoo_bot.app import shown
 from cuckoo_bot.app.deps import Deps
@@ -15,7 +16,7 @@ from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.tuning import HOLD, NOTICES_KEPT
 from cuckoo_bot.transport.delivery.calls import Calls
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
-from cuckoo_bot.transport.render import Renderer
+from cuckoo_bot.transport.render import Rendered, Renderer
 
 
 class Tools:
@@ -103,6 +104,22 @@ class Tools:
         such notice is kept), so any instance clears it."""
         self._doubted[chat_id] = min(self._doubted.get(chat_id, notice_id), notice_id)
         await shown.doubt(self.deps, chat_id, notice_id)
+
+    async def send(
+        self, chat_id: int, notice: Notice, rendered: Rendered, *, guess: bool
+    ) -> Message:
+        """Send ``notice``. ``guess``: another process (a previous life, an instance that died)
+        may have shown it already, keys and all. Then the chat's doubt is written before the
+        call, so that dying after Telegram answers leaves one, and the message is recorded the
+        moment Telegram answers, not with the batch's mark: lives killed one after another,
+        each right after showing the notice again, would leave more copies with keys than the
+        search for a lost one reaches (one statement each, on crash paths only)."""
+        if guess:
+            await self.doubt(chat_id, notice.id)
+        message = await self.calls.send(notice, rendered)
+        if guess:
+            await shown.record(self.deps, Delivered(notice.id, message.message_id, True))
+        return message
 
     def learn_doubts(self, doubts: dict[int, int]) -> None:
         """The chats in doubt as the store has them (read at every sweep)."""

@@ -469,6 +469,11 @@ class FakeMessages:
             at=self.now(),
         )
 
+    async def record(self, delivered: Sequence[Delivered]) -> None:
+        for d in delivered:
+            if d.message_id is not None:
+                self.merge(d.notice_id, d.message_id, d.live_keys)
+
     def merge(self, notice_id: int, message_id: int | None, keys: bool) -> None:
         notice = self.w.outbox.get(notice_id)
         if notice is None:  # pruned meanwhile

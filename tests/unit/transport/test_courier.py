@@ -550,6 +550,10 @@ def _restarted(table: Table, bot: Bot) -> Courier:
     return Courier(table.deps, bot, renderer, budget, PrivatePacer(0), alone=True)
 
 
+class _Killed(BaseException):
+    """SIGKILL: the process stops where it is (not a cancellation, which marks what it did)."""
+
+
 def _live_move_keys(fake: FakeBotApi, chat_id: int) -> list[int]:
     return [
         m.message_id
@@ -685,6 +689,43 @@ async def test_an_instance_killed_right_after_showing_a_prompt_it_took_over_leav
     await three.sweep()
     await three.drain()
     assert _live_move_keys(fake, prompt.chat_id) == [first], fake.transcript(prompt.chat_id)
+
+
+async def test_lives_killed_one_after_another_as_they_show_a_prompt_again_leave_one_to_press(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """Polling (one process): the first prompt's mark is lost, and six lives in a row each show
+    it again and are killed as they start taking the older copies' keys off. Each copy was
+    recorded the moment Telegram answered, and a doubt written before each call: the next
+    life leaves one copy with keys, and once it is pressed, none. (Recorded only with the
+    batch's mark, the copies stood beyond the five ids the search for lost ones tries.)"""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    (prompt,) = [n for n in table.world.outbox.values() if n.kind is NoticeKind.PROMPT]
+    _forget(table, prompt.id)
+    for _ in range(6):
+        life = _restarted(table, bot)
+
+        async def killed(chat_id: int, message_id: int) -> bool:
+            raise _Killed  # as the first old copy's keys come off: nothing more happens
+
+        life.tools.calls.remove_keys = killed  # type: ignore[method-assign]
+        table.clock.advance(2)  # (the chat's pace: a message a second)
+        with pytest.raises(_Killed):
+            await life.sweep()
+    assert len(_live_move_keys(fake, prompt.chat_id)) == 7
+    last = _restarted(table, bot)
+    table.clock.advance(2)
+    await last.sweep()
+    await last.drain()
+    live = _live_move_keys(fake, prompt.chat_id)
+    assert len(live) == 1, fake.transcript(prompt.chat_id)
+    state = table.world.games[game_id].state
+    pressed = await play.act(table.deps, game_id, state.actor, "keep", state.turn, pressed=live[0])
+    assert pressed.batch
+    await last.deliver(pressed.batch)
+    await last.drain()
+    assert _live_move_keys(fake, prompt.chat_id) == [], fake.transcript(prompt.chat_id)
 
 
 async def test_a_press_on_a_prompt_no_notice_accounts_for_is_answered_there_by_the_next_life(
