@@ -57,6 +57,13 @@ class Known:
         found = self.live.get((notice.chat_id, notice.game_id or 0), [])
         return sorted((s for s in found if s.notice.kind is kind), key=lambda s: s.message_id)
 
+    def showing(self, notice: Notice) -> SentMessage | None:
+        """The newest message the store knows shows this very notice with its keys: a copy
+        recorded the moment Telegram answered, by a process that died before its mark."""
+        found = self.live.get((notice.chat_id, notice.game_id or 0), [])
+        mine = [s for s in found if s.notice.id == notice.id]
+        return max(mine, key=lambda s: s.message_id, default=None)
+
     def game(self, notice: Notice) -> Game | None:
         return self.games.get(notice.game_id) if notice.game_id is not None else None
 

@@ -35,6 +35,7 @@ from cuckoo_bot.transport.delivery.steps import (
     Skip,
     Step,
     TakeKeys,
+    Unchanged,
 )
 
 Planner = Callable[[Notice, Game, ChatView, list[Notice]], list[Step]]
@@ -72,8 +73,7 @@ def _asked(chat: ChatView, notice: Notice, turn: int) -> list[SentMessage]:
 
 
 def _played_in(chat: ChatView, notice: Notice, round_no: int | None) -> SentMessage | None:
-    """The player's answered prompt of round ``round_no`` (keys gone, still showing the
-    answer): what the next deal, or the end, edits."""
+    """The player's answered prompt of round ``round_no``: what the next deal or end edits."""
     played = chat.known.newest_kind(notice, NoticeKind.PLAYED)
     if played is None or round_no is None or played.notice.round != round_no:
         return None
@@ -82,9 +82,8 @@ def _played_in(chat: ChatView, notice: Notice, round_no: int | None) -> SentMess
 
 def _tell_result(prompts: list[SentMessage], prev: RoundResult | None) -> list[Step]:
     """Earlier prompts lose their keys, before the next message so the chat reads in order.
-    The newest prompt of the round that just ended says how it ended; any older one (a prompt
-    another instance sent, learnt of late) only loses its keys, so no message tells a round
-    that is not its own."""
+    The newest prompt of the round that just ended says how it ended; an older one (another
+    instance's, learnt of late) only loses its keys: no message tells another round."""
     told = next(
         (p for p in reversed(prompts) if prev is not None and p.notice.round == prev.round),
         None,
@@ -94,10 +93,9 @@ def _tell_result(prompts: list[SentMessage], prev: RoundResult | None) -> list[S
 
 def _tells(later: Notice, game: Game) -> bool:
     """A later notice of the batch that will be shown and take the pressed prompt's keys off:
-    a deal, the end, or a prompt whose turn is still on (one read back after its turn is
-    skipped). Not a prompt that tells, under its call, how the round just pressed ended (the
-    first to play again, two players left): the pressed prompt shows its own answer then, so
-    that round's result is told once, on the new prompt."""
+    a deal, the end, or a prompt whose turn is on (one read back after its turn is skipped);
+    not a prompt telling how the round just pressed ended (the first to play again, two
+    players left): the pressed prompt shows its own answer, the result is told once."""
     if later.kind in (NoticeKind.DEAL, NoticeKind.CLOSE):
         return True
     note = later.payload
@@ -106,8 +104,8 @@ def _tells(later: Notice, game: Game) -> bool:
 
 
 def _orphan(chat: ChatView, notice: Notice, note: PlayedNote) -> SentMessage | None:
-    """The message pressed, if no notice accounts for it (a prompt shown by a process that
-    died before recording it): only this answer knows it stands there with keys."""
+    """The message pressed, if no notice accounts for it (shown by a process that died
+    before recording it): only this answer knows it stands there with keys."""
     if note.pressed is None or note.pressed in chat.known.telling.get(chat.id, set()):
         return None
     return SentMessage(notice, note.pressed, True, max(chat.newest, note.pressed))
@@ -132,8 +130,8 @@ def played(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> l
 
 
 def nudge(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> list[Step]:
-    """The turn runs out soon: a reply to its prompt, which notifies. Not when the turn is
-    over, or when this batch moves the chat on anyway."""
+    """The turn runs out soon: a reply to its prompt, which notifies (not once the turn is
+    over, or when this batch moves the chat on anyway)."""
     note = notice.payload
     assert isinstance(note, NudgeNote)
     state = game.state
@@ -189,6 +187,9 @@ def prompt(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> l
         # process may have shown this one, its copy loses its keys.
         steps: list[Step] = [Skip(notice, TURN_OVER), *(Clear(old) for old in earlier)]
         return [*steps, Orphans(notice)] if chat.maybe_shown(notice) else steps
+    shown = chat.known.showing(notice)
+    if shown is not None:  # shown by a process killed before its mark: not another copy
+        return [Unchanged(notice, shown)]
     prev = note.prev
     answered = _played_in(chat, notice, prev.round if prev else None)
     told = list(earlier)
@@ -207,9 +208,8 @@ def prompt(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> l
 
 
 def close(notice: Notice, game: Game, chat: ChatView, later: list[Notice]) -> list[Step]:
-    """The end of the game for the player: on their last prompt, or a new message when they
-    were not asked this round (their last word was "I'll write when it's your turn"). The end
-    of a won game is a new message, which notifies, with Play again."""
+    """The end of the game for the player: on their last prompt, or a new message if not
+    asked this round; a won game's end is a new message, which notifies, with Play again."""
     note = notice.payload
     assert isinstance(note, CloseNote)
     if note.reason is CloseReason.EXPIRED:

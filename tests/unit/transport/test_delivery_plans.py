@@ -198,6 +198,16 @@ def test_a_prompt_read_back_after_its_turn_is_skipped_and_older_keys_come_off(
     assert plan(late, view) == ([*expected, Orphans(late)] if maybe_shown else expected)
 
 
+def test_a_prompt_the_store_knows_shown_with_its_keys_is_not_shown_again() -> None:
+    # A process showed it, recorded its message as Telegram answered, and died before its
+    # mark: read back, it is recorded as shown there, not sent as one more copy.
+    asked = prompt(turn=5)
+    copy = on_screen(asked, 12, True)
+    assert plan(asked, chat(on_screen(prompt(turn=4), 10, False), copy)) == [Unchanged(asked, copy)]
+    cleared = on_screen(asked, 12, False)  # its keys came off: shown again, with keys
+    assert plan(asked, chat(cleared)) == [Send(asked)]
+
+
 def test_the_dealers_second_cut_asks_again_in_place_when_its_prompt_is_at_the_bottom() -> None:
     first = on_screen(prompt(4), 9, True)
     again = prompt(5, again=True)
