@@ -4,6 +4,7 @@ application and everything it runs (``assemble``), the web server, serving."""
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import logging
 import random
 import secrets
@@ -281,6 +282,9 @@ async def _serve(settings: Settings) -> None:
     finally:
         await runtime.serving.stop()
     log.info("stopped")
+    # What is left is the event loop's own teardown (its last tasks cancelled, its executor
+    # joined). Should that hang, every thread's stack goes to stderr after 5 s: where it hangs.
+    faulthandler.dump_traceback_later(5, exit=False)
 
 
 __all__ = ["Runtime", "assemble", "build", "configure_logging", "run"]
