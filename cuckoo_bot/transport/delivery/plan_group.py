@@ -87,10 +87,11 @@ def _coalesce(notices: list[Notice], known: Known, skips: list[Step]) -> list[No
 def _outdated(notice: Notice, known: Known) -> bool:
     """A table view older than one already shown (read back after a restart): a newer view of
     the same round, or the middle of a round whose next round is shown. The final view of a
-    round is never dropped for a later round's: its reveal must be seen. A view that asks a
-    turn the game has left behind (it moved on, or ended) is outdated too, however the chat's
-    messages read: a newer notice shows the table as it is (one held by an instance that died
-    is shown after the newer ones, and must not ask again)."""
+    round is never dropped for a later round's (its reveal must be seen), only for the game's
+    end, whose summary tells how each player went out, when it has no message of its own. A
+    view that asks a turn the game has left behind (it moved on, or ended) is outdated too,
+    however the chat's messages read: a newer notice shows the table as it is (one held by an
+    instance that died is shown after the newer ones, and must not ask again)."""
     view = notice.payload
     assert isinstance(view, TableView)
     game = known.game(notice)
@@ -99,6 +100,8 @@ def _outdated(notice: Notice, known: Known) -> bool:
             return True
         if game.state is not None and game.state.turn > view.turn:
             return True
+    if known.live_of(notice, NoticeKind.GAME_OVER) and table_message(notice, known) is None:
+        return True  # posted under the game's end, a round would read out of order (it says it)
     table = known.newest_kind(notice, NoticeKind.TABLE)
     if table is None or table.notice.id < notice.id:
         return False

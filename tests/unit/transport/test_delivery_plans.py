@@ -367,6 +367,22 @@ def test_a_rounds_last_view_read_back_after_the_next_round_was_posted_ends_it_in
     assert plan_group.plan([end], group(shown[1], g=g)) == [Send(end)]
 
 
+def test_a_rounds_last_view_read_back_after_the_games_end_was_posted_is_not_posted_under_it() -> (
+    None
+):
+    # The last round's reveal, held by an instance that died, read back after the summary
+    # (which tells how each player went out) was posted: not a round table under the summary;
+    # with the round's own message still there, it ends the round on it, above the summary.
+    end = final(3)
+    g = game(turn=9, rnd=3, status=GameStatus.FINISHED)
+    summary = on_screen(note(NoticeKind.GAME_OVER, GameOverView(), chat=GROUP), 40, True)
+    assert plan_group.plan([end], group(summary, g=g)) == [Skip(end, "superseded")]
+    mid = on_screen(replace(table(3), id=end.id - 1), 30, True)
+    assert plan_group.plan([end], group(mid, summary, g=g)) == [
+        Edit(end, mid, (Send(end),), keys=True)
+    ]
+
+
 def test_a_table_asking_a_turn_the_game_left_behind_is_never_shown() -> None:
     stale = table(2, turn=5)
     assert plan_group.plan([stale], group(g=game(turn=6))) == [Skip(stale, "superseded")]
