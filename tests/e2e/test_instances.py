@@ -197,7 +197,11 @@ async def test_three_instances_spend_one_budget_per_group(
                 await play_out(table, users, table_size=3, wait=90)
                 await fake.wait_for(table.game_over, 90)
 
-            await asyncio.gather(*(game(k, g) for k, g in enumerate(BUSY_GROUPS)))
+            try:
+                await asyncio.gather(*(game(k, g) for k, g in enumerate(BUSY_GROUPS)))
+            except TimeoutError as stalled:  # what the groups showed, and each instance's log
+                report = [stall_report("stalled", fake, bot, BUSY_GROUPS) for bot in bots]
+                raise AssertionError("\n".join(report)) from stalled
             await fake.wait_webhook_idle(timeout=60)
             await fake.wait_idle(quiet=1.0, timeout=90)
             served = {r.url for r in fake.webhook_deliveries() if r.status == 200}
