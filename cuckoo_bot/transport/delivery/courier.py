@@ -210,7 +210,7 @@ class Courier(Background):
                 unreachable=[n for result in results for n in result.unreachable],
                 migrated=[m for result in results for m in result.migrated],
             )
-            following = await settle(self.deps, report)
+            following = await _settle(self.deps, self.tools, report, notices)
             for done in (d for result in results for d in result.delivered):
                 if done.retry_at is None:  # a failed try is taken again later
                     self._marked[done.notice_id] = None
@@ -225,3 +225,20 @@ class Courier(Background):
     def reopen(self) -> None:
         """Wake-ups are taken again (a test's instance back after a drain)."""
         self.chats.closing = False
+
+
+async def _settle(deps: Deps, tools: Tools, report: Report, notices: list[Notice]) -> Batch:
+    """Record a delivery. The store may refuse it once (two instances' marks deadlocked on
+    PostgreSQL, which undoes one of them): tried again at once. Refused twice, what these
+    notices showed stays unrecorded, so their next delivery treats them as another process's
+    (shown maybe: a doubt, the copy looked for and recorded), not as new."""
+    try:
+        return await settle(deps, report)
+    except Exception as exc:
+        log.info("recording a delivery failed (%r); once more", exc)
+    try:
+        return await settle(deps, report)
+    except Exception:
+        for notice in notices:
+            tools.handed.pop(notice.id, None)
+        raise

@@ -17,6 +17,7 @@ from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
 from cuckoo_bot.app import lobby, outbox, play
+from cuckoo_bot.app.delivery import Report
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Game, GameStatus, Player
 from cuckoo_bot.app.notices import (
@@ -30,6 +31,7 @@ from cuckoo_bot.app.notices import (
     NoticeKind,
     PromptNote,
 )
+from cuckoo_bot.app.outbox import Batch
 from cuckoo_bot.app.tuning import LEASE, MAX_TRIES
 from cuckoo_bot.domain.actions import Move
 from cuckoo_bot.domain.cards import Card
@@ -37,6 +39,7 @@ from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.delivery import Courier
+from cuckoo_bot.transport.delivery import courier as courier_module
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
@@ -730,6 +733,43 @@ async def test_lives_killed_one_after_another_as_they_show_a_prompt_again_leave_
     await last.deliver(pressed.batch)
     await last.drain()
     assert _live_move_keys(fake, prompt.chat_id) == [], fake.transcript(prompt.chat_id)
+
+
+@pytest.mark.parametrize("refusals", [1, 2])
+async def test_a_delivery_the_store_refused_to_record_leaves_one_prompt_to_press(
+    fake: FakeBotApi, bot: Bot, monkeypatch: pytest.MonkeyPatch, refusals: int
+) -> None:
+    """The store refuses to record a delivery (two instances' marks deadlocked on PostgreSQL):
+    once, it is recorded at the second try; twice, the next prompt stands in the chat, keys
+    and all, with no row. The next sweep shows it again as another process's notice: the copy
+    it cannot see loses its keys, one prompt asks."""
+    table = Table(fake, bot, players=3, rate=1000)
+    game_id = await table.start()
+    real = courier_module.settle
+    left = [refusals]
+
+    async def refusing(deps: Deps, report: Report) -> Batch:
+        if left[0] > 0:
+            left[0] -= 1
+            raise RuntimeError("deadlock detected")
+        return await real(deps, report)
+
+    monkeypatch.setattr(courier_module, "settle", refusing)
+    state = table.world.games[game_id].state
+    pressed = await play.act(table.deps, game_id, state.actor, "keep", state.turn)
+    assert pressed.batch
+    (asked,) = [n for n in pressed.batch.notices if n.kind is NoticeKind.PROMPT]
+    table.clock.advance(1.0)  # (the chat's pace: a message a second)
+    with contextlib.suppress(RuntimeError):
+        await table.courier.deliver(pressed.batch)
+    assert len(_live_move_keys(fake, asked.chat_id)) == 1
+    assert (asked.id in table.world.sent) is (refusals == 1)
+    for _ in range(2):
+        table.clock.advance(2)
+        await table.courier.sweep()
+    await table.courier.drain()
+    assert len(_live_move_keys(fake, asked.chat_id)) == 1, fake.transcript(asked.chat_id)
+    assert asked.id in table.world.sent
 
 
 async def test_a_press_on_a_prompt_no_notice_accounts_for_is_answered_there_by_the_next_life(
