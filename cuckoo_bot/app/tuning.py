@@ -39,6 +39,11 @@ ALIVE_WITHIN = 3 * RENEW_EVERY  # an instance not heard of for longer is gone (s
 FRESH = timedelta(seconds=10)
 # A chat where another instance is showing older notices is looked at again this soon (s).
 ELSEWHERE = 0.25
+# A mark is stamped before it commits: a batch that read its chats' messages up to this long
+# after another instance's stamp may not have seen what was marked, and reads them again (one
+# statement, only with several instances). Stamp to commit is one statement and a commit;
+# seconds only on a machine loaded to stalling.
+MARK_LAG = timedelta(seconds=5)
 # After a crash, the messages just before a notice shown again whose keys are cleared (a copy
 # the dead process may have shown stands among them, people's messages too).
 GAP = 5

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 
 from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.notices import Notice
+from cuckoo_bot.app.tuning import MARK_LAG
 from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.tools import Tools
 
@@ -16,8 +17,9 @@ async def behind(
     """The chats where another instance still holds older notices than these (they wait for
     them), and those where older notices are left for anyone to take (an instance died and its
     lease ran out: the lane takes them and shows them first): a chat's notices are shown in
-    order, whichever instance shows them. Where a notice was shown since
-    the batch read its chats' messages, they are read again (into ``known``). A private chat
+    order, whichever instance shows them. Where a notice was shown since the batch read its
+    chats' messages, they are read again (into ``known``): since ``MARK_LAG`` before the read,
+    as a mark stamped before the read may have committed after it. A private chat
     sent a message by another instance within its pace waits the rest of it here (Telegram's
     one a second counts every instance's). One statement, and a read more only where needed;
     none for the only process delivering."""
@@ -28,7 +30,8 @@ async def behind(
     now = deps.clock.now()
     interval = tools.pacer.interval
     paced_since = now - timedelta(seconds=interval) if interval > 0 else None
-    found = await outbox.elsewhere(deps, oldest, read_at, paced_since)
+    since = read_at - MARK_LAG if read_at is not None else None
+    found = await outbox.elsewhere(deps, oldest, since, paced_since)
     for chat, at in found.sent.items():  # another instance's message keeps the pace too
         tools.pacer.sent(chat, ago=(now - at).total_seconds())
     stale = {

@@ -1059,3 +1059,36 @@ async def test_a_long_paced_lane_whose_claims_are_renewed_shows_every_notice(
     await courier.deliver(batch)
     assert [m.text for m in fake.dm(player)[before:]] == list(texts)
     assert all(n.id in table.world.sent for n in answers)
+
+
+async def test_a_lobby_another_instance_marked_as_a_batch_read_is_edited_not_shown_again(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    """A mark is stamped before it commits. One instance shows the lobby and stamps its mark;
+    another reads the game's messages for a join just after that moment but before the mark
+    commits, so it finds no lobby message, and the lobby's notice is no longer held when it
+    asks who is showing what. The lobby is read again and edited, not sent a second time
+    (which left the first copy, its Join key still live, under a second lobby)."""
+    table = Table(fake, bot, players=3, rate=20)
+    other = Deps(
+        uow=FakeUnitOfWorkFactory(table.world, table.clock, instance="other"),
+        rng=random.Random(1),
+        clock=table.clock,
+        turn_timeout=60,
+    )
+    budget = GroupBudget(20, clock=lambda: table.clock.now().timestamp())
+    elsewhere = Courier(other, bot, Renderer(Translator()), budget, PrivatePacer(0))
+    chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
+    opened = await lobby.open_lobby(other, chat, table.people[0], thread_id=None)
+    assert opened.game_id is not None and opened.batch is not None
+    await elsewhere.deliver(opened.batch)  # shown, and its mark stamped now
+    (shown,) = [m for m in fake.messages(GROUP) if m.from_bot]
+    table.clock.advance(0.2)
+    joined = await lobby.join(table.deps, opened.game_id, table.people[1])
+    assert joined.batch is not None
+    # The join's read came before the mark committed: it did not see the lobby's message.
+    joined.batch.sent = [s for s in joined.batch.sent if s.message_id != shown.message_id]
+    await table.courier.deliver(joined.batch)
+    lobbies = [m for m in fake.messages(GROUP) if m.from_bot]
+    assert [m.message_id for m in lobbies] == [shown.message_id], fake.transcript(GROUP)
+    assert "P2" in (lobbies[0].text or "")
