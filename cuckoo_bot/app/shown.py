@@ -1,7 +1,8 @@
 """What the chats show, as the store has it: the ``messages`` table's bookkeeping for delivery.
 
 Each function is one short transaction (most one statement): the messages a game's later
-notices may edit (``reread``), a chat in doubt after a lost answer (``doubt``, ``doubts``,
+notices may edit (``reread``), a send another process may have made too, recorded the moment
+Telegram answers (``record``), a chat in doubt after a lost answer (``doubt``, ``doubts``,
 ``settle_doubt``), messages no notice accounts for (``unaccounted``, ``cleared``), second
 copies of a notice (``copies``, ``forget``), and a game's end read back after a later game
 showed in its chat (``drop_outlived``, in a claim's transaction). The rules of the table:

@@ -11,7 +11,7 @@ from itertools import permutations
 
 from cuckoo_bot.app import outbox, shown
 from cuckoo_bot.app.deps import Deps
-from cuckoo_bot.app.model import GameStatus
+from cuckoo_bot.app.model import Game, GameStatus
 from cuckoo_bot.app.notices import (
     Announcement,
     CloseNote,
@@ -629,12 +629,8 @@ async def test_a_message_ends_as_its_newest_report_whatever_order_the_marks_come
             ), (last, order)
 
 
-async def test_a_copy_recorded_as_telegram_answers_leaves_its_notice_to_be_marked(
-    uow_factory: UnitOfWorkFactory,
-) -> None:
-    """A copy sent again is recorded at once (``MessageRepository.record``): its row says what
-    it shows, keys and all, while its notice stays unmarked (the batch marks it); the batch's
-    mark that follows changes nothing, and a later notice's edit still does."""
+async def _prompt_and_its_answer(uow_factory: UnitOfWorkFactory) -> tuple[Notice, Notice, Game]:
+    """A game with a prompt in ANN's chat and the answer to it, both written, neither shown."""
     async with uow_factory() as uow:
         await seed(uow)
         game = await uow.games.add(lobby())
@@ -642,6 +638,16 @@ async def test_a_copy_recorded_as_telegram_answers_leaves_its_notice_to_be_marke
         later = Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 4, "done_keep"), game.id)
         await uow.outbox.add_many([asked, later])
         await uow.commit()
+    return asked, later, game
+
+
+async def test_a_copy_recorded_as_telegram_answers_leaves_its_notice_to_be_marked(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    """A copy sent again is recorded at once (``MessageRepository.record``): its row says what
+    it shows, keys and all, while its notice stays unmarked (the batch marks it); the batch's
+    mark that follows changes nothing, and a later notice's edit still does."""
+    asked, later, _ = await _prompt_and_its_answer(uow_factory)
     async with uow_factory(autocommit=True) as uow:
         await uow.messages.record([Delivered(asked.id, 80, live_keys=True), Delivered(asked.id)])
         await uow.commit()
@@ -664,13 +670,7 @@ async def test_a_message_cleared_as_unaccounted_keeps_no_keys_a_late_report_gave
     no row for it as it showed that prompt again: the late report of that prompt (keys on)
     does not give the row its keys back; a later notice's edit does, even one written before
     the clear (a deal shown after it)."""
-    async with uow_factory() as uow:
-        await seed(uow)
-        game = await uow.games.add(lobby())
-        asked = Notice(NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game.id)
-        later = Notice(NoticeKind.PLAYED, ANN, PlayedNote(1, 4, "done_keep"), game.id)
-        await uow.outbox.add_many([asked, later])
-        await uow.commit()
+    asked, later, game = await _prompt_and_its_answer(uow_factory)
     async with uow_factory(autocommit=True) as uow:
         await uow.messages.cleared(ANN, [70, 71], asked.id)
         await uow.commit()

@@ -239,7 +239,9 @@ def timeline(fake: FakeBotApi, last: int = 80) -> str:
         where = params.get("chat_id", params.get("callback_query_id", ""))
         what = params.get("message_id", "")
         answer = "ok" if call.ok else f"{call.status} {call.description or ''}"
-        lines.append(f"{call.time - now:8.2f}s {call.method} {where} {what} {answer}")
+        said = params.get("text") if call.method == "answerCallbackQuery" else None
+        told = f" {said!r}" if said else ""  # what the presser read: a refusal shows here
+        lines.append(f"{call.time - now:8.2f}s {call.method} {where} {what} {answer}{told}")
     return "\n".join(lines)
 
 
