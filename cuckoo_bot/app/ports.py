@@ -147,7 +147,8 @@ class OutboxRepository(Protocol):
         """For the chats (keys of ``chats``): where another instance holds, under a lease
         still running, a notice not delivered yet older than the notice id given for the chat
         (any, for None): that instance is showing something there right now; where a
-        notice older than that id was shown (sent or edited) at ``since`` or later; and, in
+        notice older than that id was shown (sent or edited) by another instance at
+        ``since`` or later (this one remembers what it showed); and, in
         the private chats, when the newest such notice that sent a message (not one that
         edited a prompt: Telegram paces messages, not edits) was sent, if at ``paced_since``
         or later."""

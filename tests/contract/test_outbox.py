@@ -231,6 +231,10 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
         assert (found.held, found.told_since) == ({ANN}, frozenset())  # not older than the batch's
         found = await uow.outbox.elsewhere({CHAT_ID: None}, since=clock.now())
         assert found.told_since == {CHAT_ID}  # at that very moment counts
+    async with one(read_only=True) as uow:  # what an instance showed, it remembers itself
+        found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None}, since=read)
+        assert found.told_since == frozenset()
+    async with two(read_only=True) as uow:
         found = await uow.outbox.elsewhere(
             {CHAT_ID: None}, since=clock.now() + timedelta(seconds=1)
         )

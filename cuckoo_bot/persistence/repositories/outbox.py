@@ -149,7 +149,10 @@ class SqlOutbox:
         either = [held, left]
         told = OutboxRow.error.is_(None)  # done, and not refused or superseded
         if since is not None:
-            either.append(and_(OutboxRow.sent_at >= since, told))
+            # Shown by another instance: this one remembers what it showed itself (a marked
+            # notice keeps its holder's name).
+            theirs = or_(OutboxRow.claimed_by.is_(None), OutboxRow.claimed_by != self._s.instance)
+            either.append(and_(OutboxRow.sent_at >= since, told, theirs))
         if paced_since is not None:
             either.append(and_(OutboxRow.chat_id > 0, OutboxRow.sent_at >= paced_since))
         rows = await self._s.session.execute(

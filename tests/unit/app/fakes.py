@@ -366,7 +366,13 @@ class FakeOutbox:
             if (
                 held
                 or left
-                or (done is not None and since is not None and done >= since and shown)
+                or (
+                    done is not None
+                    and since is not None
+                    and done >= since
+                    and shown
+                    and holder != self.instance  # what it showed itself, it remembers
+                )
                 or (done is not None and paced_since is not None and done >= paced_since)
             ):
                 rows.append((chat, done, notice.kind.value, shown, held))
