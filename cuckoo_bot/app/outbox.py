@@ -167,18 +167,19 @@ async def elsewhere(
     chats: Mapping[int, int | None],
     since: datetime | None = None,
     paced_since: datetime | None = None,
+    born: datetime | None = None,
 ) -> Elsewhere:
     """What other deliveries are doing or did in these chats (one statement): where another
     instance still holds notices older than the id given for the chat (they are shown first;
     and a message there that no notice accounts for may be that instance's, not an orphan),
-    and where another instance showed a notice older than that at ``since`` or later (a batch
-    that read the chats' messages at ``since`` reads them again there), and when a private
-    chat was last sent a message, if at ``paced_since`` or later (its pace is kept across
-    instances)."""
+    and where another process (another instance, or this one's life before ``born``) showed a
+    notice older than that at ``since`` or later (a batch that read the chats' messages at
+    ``since`` reads them again there), and when a private chat was last sent a message, if at
+    ``paced_since`` or later (its pace is kept across instances)."""
     if not chats:
         return Elsewhere()
     async with deps.uow(autocommit=True) as uow:  # one statement: no transaction to begin
-        return await uow.outbox.elsewhere(chats, since, paced_since)
+        return await uow.outbox.elsewhere(chats, since, paced_since, born)
 
 
 async def keep_answer(

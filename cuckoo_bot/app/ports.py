@@ -143,12 +143,14 @@ class OutboxRepository(Protocol):
         chats: Mapping[int, int | None],
         since: datetime | None = None,
         paced_since: datetime | None = None,
+        born: datetime | None = None,
     ) -> Elsewhere:
         """For the chats (keys of ``chats``): where another instance holds, under a lease
         still running, a notice not delivered yet older than the notice id given for the chat
         (any, for None): that instance is showing something there right now; where a
-        notice older than that id was shown (sent or edited) by another instance at
-        ``since`` or later (this one remembers what it showed); and, in
+        notice older than that id was shown (sent or edited) at ``since`` or later by another
+        process: not by this instance, which remembers what it showed, unless marked in its
+        name before ``born`` (when this process began: a previous life's late mark); and, in
         the private chats, when the newest such notice that sent a message (not one that
         edited a prompt: Telegram paces messages, not edits) was sent, if at ``paced_since``
         or later."""

@@ -40,9 +40,11 @@ FRESH = timedelta(seconds=10)
 # A chat where another instance is showing older notices is looked at again this soon (s).
 ELSEWHERE = 0.25
 # A mark is stamped before it commits: a batch that read its chats' messages up to this long
-# after another instance's stamp may not have seen what was marked, and reads them again (one
-# statement, only with several instances). Stamp to commit is one statement and a commit;
-# seconds only on a machine loaded to stalling.
+# after another process's stamp may not have seen what was marked, and reads them again (one
+# statement, only with several instances). Stamp to commit is a statement and a commit (a few
+# more where a delivery's outcome changes the game, a chat that moved, a player who blocked the
+# bot); seconds only on a machine loaded to stalling. It also covers the hosts' clocks differing
+# (each stamps with its own).
 MARK_LAG = timedelta(seconds=5)
 # After a crash, the messages just before a notice shown again whose keys are cleared (a copy
 # the dead process may have shown stands among them, people's messages too).

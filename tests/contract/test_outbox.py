@@ -18,6 +18,7 @@ from cuckoo_bot.app.notices import (
     CloseReason,
     DealNote,
     Delivered,
+    Elsewhere,
     GameOverView,
     LobbyView,
     Notice,
@@ -256,6 +257,35 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     clock.advance(seconds=30)
     async with two(read_only=True) as uow:  # its retry is due: anyone's
         assert (await uow.outbox.elsewhere({ANN: None})).left == {ANN}
+
+
+async def test_an_instance_is_told_what_other_processes_showed_since_its_read_not_its_own(
+    store: Store, clock: StepClock
+) -> None:
+    """A batch reads its chats' messages again where another process showed something since
+    its read: another instance, or this instance's previous life (a mark in its name made
+    before this life was born, committed late). What this life showed itself it remembers;
+    its own message in a private chat still keeps that chat's pace."""
+    one, two = store.instance("one"), store.instance("two")
+    async with one() as uow:
+        await seed(uow)
+        await uow.commit()
+    (dealt,) = await _add(one, [_note("a", chat_id=ANN)])
+    read = clock.now()
+    await _mark(one, Delivered(dealt, 5))
+    shown_at = clock.now()
+    clock.advance(seconds=0.5)
+    paced_since = clock.now() - timedelta(seconds=1)
+
+    async def told(by: UnitOfWorkFactory, born: datetime | None = None) -> Elsewhere:
+        async with by(read_only=True) as uow:
+            return await uow.outbox.elsewhere({ANN: None}, read, paced_since, born)
+
+    mine = await told(one, born=read - timedelta(seconds=60))
+    assert (mine.told_since, dict(mine.sent)) == (frozenset(), {ANN: shown_at})
+    assert (await told(two)).told_since == {ANN}
+    reborn = await told(one, born=clock.now())  # a new life of "one": the mark is not its own
+    assert reborn.told_since == {ANN}
 
 
 async def test_a_chat_in_doubt_is_known_to_every_instance_until_its_doubt_is_settled(

@@ -85,22 +85,22 @@ class Elsewhere:
     @classmethod
     def of(
         cls,
-        rows: Iterable[tuple[int, datetime | None, str, bool, bool]],
+        rows: Iterable[tuple[int, datetime | None, str, bool, bool, bool | None]],
         since: datetime | None,
         paced_since: datetime | None,
     ) -> Elsewhere:
         """From the notices a store found (chat, done at, kind, whether it was shown, whether
-        another instance holds it): those not done are held elsewhere, or left for anyone; the
-        store's own query chose which rows to give."""
+        another instance holds it, whether another process marked it): those not done are held
+        elsewhere, or left for anyone; the store's own query chose which rows to give."""
         held: set[int] = set()
         left: set[int] = set()
         told_since: set[int] = set()
         sent: dict[int, datetime] = {}
-        for chat, at, kind, was_shown, holds in rows:
+        for chat, at, kind, was_shown, holds, theirs in rows:
             if at is None:
                 (held if holds else left).add(chat)
                 continue
-            if since is not None and at >= since and was_shown:
+            if since is not None and at >= since and was_shown and theirs:
                 told_since.add(chat)
             # A prompt's answer edits it: Telegram paces the messages sent, not edits.
             paced = paced_since is not None and at >= paced_since and chat > 0

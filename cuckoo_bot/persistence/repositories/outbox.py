@@ -122,6 +122,7 @@ class SqlOutbox:
         chats: Mapping[int, int | None],
         since: datetime | None = None,
         paced_since: datetime | None = None,
+        born: datetime | None = None,
     ) -> Elsewhere:
         if not chats:
             return Elsewhere()
@@ -148,15 +149,18 @@ class SqlOutbox:
         )
         either = [held, left]
         told = OutboxRow.error.is_(None)  # done, and not refused or superseded
+        # Shown by another process: this one remembers what it showed itself (a marked notice
+        # keeps its holder's name), not what its previous life marked late.
+        others = [OutboxRow.claimed_by.is_(None), OutboxRow.claimed_by != self._s.instance]
+        if born is not None:
+            others.append(OutboxRow.sent_at < born)
+        theirs = or_(*others)
         if since is not None:
-            # Shown by another instance: this one remembers what it showed itself (a marked
-            # notice keeps its holder's name).
-            theirs = or_(OutboxRow.claimed_by.is_(None), OutboxRow.claimed_by != self._s.instance)
             either.append(and_(OutboxRow.sent_at >= since, told, theirs))
         if paced_since is not None:
             either.append(and_(OutboxRow.chat_id > 0, OutboxRow.sent_at >= paced_since))
         rows = await self._s.session.execute(
-            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, told, held).where(
+            select(OutboxRow.chat_id, OutboxRow.sent_at, OutboxRow.kind, told, held, theirs).where(
                 or_(*older), or_(*either)
             )
         )

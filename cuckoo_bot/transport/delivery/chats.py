@@ -99,17 +99,21 @@ class Chats:
                 chats.waiting.discard(chat_id)
                 lane = chats.lane(chat_id, known, marks)
                 result = await lane.run(notices)
+                # Remembered before the mark: a later batch of this process counts on it, as
+                # the store tells it only what other processes showed (``elsewhere``).
+                chats.note(chat_id, result.messages)
                 await marks.lane_done(self.tools)
                 if result.waiting:
                     chats.waiting.add(chat_id)
                 if result.waiting or result.deferred:
                     chats.wake(chat_id)
-                chats.note(chat_id, result.messages)
                 return result
         except Exception:
             # One chat's fault must not cost the others their marks: what this lane did is
-            # kept, the rest waits for a later run.
+            # kept (and remembered), the rest waits for a later run.
             log.exception("delivery to chat %s failed", chat_id)
+            if lane is not None:
+                chats.note(chat_id, lane.result.messages)
             result = lane.result if lane is not None else LaneResult()
             result.waiting = True
             chats.waiting.add(chat_id)

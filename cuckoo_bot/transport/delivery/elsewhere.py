@@ -19,7 +19,8 @@ async def behind(
     lease ran out: the lane takes them and shows them first): a chat's notices are shown in
     order, whichever instance shows them. Where a notice was shown since the batch read its
     chats' messages, they are read again (into ``known``): since ``MARK_LAG`` before the read,
-    as a mark stamped before the read may have committed after it. A private chat
+    as a mark stamped before the read may have committed after it. What this process showed
+    it remembers (``Chats.recall``): only another process's marks count. A private chat
     sent a message by another instance within its pace waits the rest of it here (Telegram's
     one a second counts every instance's). One statement, and a read more only where needed;
     none for the only process delivering."""
@@ -31,7 +32,7 @@ async def behind(
     interval = tools.pacer.interval
     paced_since = now - timedelta(seconds=interval) if interval > 0 else None
     since = read_at - MARK_LAG if read_at is not None else None
-    found = await outbox.elsewhere(deps, oldest, since, paced_since)
+    found = await outbox.elsewhere(deps, oldest, since, paced_since, tools.started)
     for chat, at in found.sent.items():  # another instance's message keeps the pace too
         tools.pacer.sent(chat, ago=(now - at).total_seconds())
     stale = {

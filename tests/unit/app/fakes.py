@@ -346,6 +346,7 @@ class FakeOutbox:
         chats: Mapping[int, int | None],
         since: datetime | None = None,
         paced_since: datetime | None = None,
+        born: datetime | None = None,
     ) -> Elsewhere:
         now = self.now()
         rows = []
@@ -363,19 +364,17 @@ class FakeOutbox:
                 and (until is None or until <= now)
                 and (holder is None or holder != self.instance)
             )
+            # What it showed itself, it remembers; not what its previous life marked late.
+            theirs = holder != self.instance or (
+                born is not None and done is not None and done < born
+            )
             if (
                 held
                 or left
-                or (
-                    done is not None
-                    and since is not None
-                    and done >= since
-                    and shown
-                    and holder != self.instance  # what it showed itself, it remembers
-                )
+                or (done is not None and since is not None and done >= since and shown and theirs)
                 or (done is not None and paced_since is not None and done >= paced_since)
             ):
-                rows.append((chat, done, notice.kind.value, shown, held))
+                rows.append((chat, done, notice.kind.value, shown, held, theirs))
         return Elsewhere.of(rows, since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:

@@ -41,6 +41,8 @@ from cuckoo_bot.transport import keydata
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.delivery import courier as courier_module
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
+from cuckoo_bot.transport.delivery.known import Known
+from cuckoo_bot.transport.delivery.results import Marks
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
 from fakebotapi import FakeBotApi
@@ -1092,3 +1094,33 @@ async def test_a_lobby_another_instance_marked_as_a_batch_read_is_edited_not_sho
     lobbies = [m for m in fake.messages(GROUP) if m.from_bot]
     assert [m.message_id for m in lobbies] == [shown.message_id], fake.transcript(GROUP)
     assert "P2" in (lobbies[0].text or "")
+
+
+async def test_what_a_lane_showed_is_remembered_when_its_mark_fails(
+    fake: FakeBotApi, bot: Bot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store tells a batch only what other processes showed since its read: this one
+    remembers what it showed itself, a lane whose mark failed too (the batch's settling marks
+    it later). A join read before that mark committed edits the lobby, not sends another."""
+    table = Table(fake, bot, players=3, rate=20)
+
+    async def refused(self: Marks, tools: object) -> None:
+        raise RuntimeError("deadlock detected")
+
+    monkeypatch.setattr(Marks, "lane_done", refused)
+    chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
+    opened = await lobby.open_lobby(table.deps, chat, table.people[0], thread_id=None)
+    assert opened.game_id is not None and opened.batch is not None
+    await table.courier.deliver(opened.batch)
+    monkeypatch.undo()
+    (shown,) = [m for m in fake.messages(GROUP) if m.from_bot]
+    remembered = table.courier.chats.recall(GROUP, Known(Batch([])))
+    lobby_shown = remembered.newest_kind(opened.batch.notices[0], NoticeKind.LOBBY)
+    assert lobby_shown is not None and lobby_shown.message_id == shown.message_id
+    table.clock.advance(0.2)
+    joined = await lobby.join(table.deps, opened.game_id, table.people[1])
+    assert joined.batch is not None
+    joined.batch.sent = [s for s in joined.batch.sent if s.message_id != shown.message_id]
+    await table.courier.deliver(joined.batch)
+    lobbies = [m for m in fake.messages(GROUP) if m.from_bot]
+    assert [m.message_id for m in lobbies] == [shown.message_id], fake.transcript(GROUP)
