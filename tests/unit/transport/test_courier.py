@@ -45,7 +45,7 @@ from cuckoo_bot.transport.delivery.known import Known
 from cuckoo_bot.transport.delivery.results import Marks
 from cuckoo_bot.transport.pacing import GroupBudget, PrivatePacer
 from cuckoo_bot.transport.render import Players, Rendered, Renderer
-from fakebotapi import FakeBotApi
+from fakebotapi import FakeBotApi, StoredMessage
 from fakebotapi.limits import GROUP_MESSAGES_PER_MINUTE
 from tests.support.driver import TableDriver, told_rounds
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
@@ -1080,18 +1080,10 @@ async def test_a_lobby_another_instance_marked_as_a_batch_read_is_edited_not_sho
     )
     budget = GroupBudget(20, clock=lambda: table.clock.now().timestamp())
     elsewhere = Courier(other, bot, Renderer(Translator()), budget, PrivatePacer(0))
-    chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
-    opened = await lobby.open_lobby(other, chat, table.people[0], thread_id=None)
-    assert opened.game_id is not None and opened.batch is not None
-    await elsewhere.deliver(opened.batch)  # shown, and its mark stamped now
+    game_id, opening = await _open_lobby(other, table)
+    await elsewhere.deliver(opening)  # shown, and its mark stamped now
     (shown,) = [m for m in fake.messages(GROUP) if m.from_bot]
-    table.clock.advance(0.2)
-    joined = await lobby.join(table.deps, opened.game_id, table.people[1])
-    assert joined.batch is not None
-    # The join's read came before the mark committed: it did not see the lobby's message.
-    joined.batch.sent = [s for s in joined.batch.sent if s.message_id != shown.message_id]
-    await table.courier.deliver(joined.batch)
-    lobbies = [m for m in fake.messages(GROUP) if m.from_bot]
+    lobbies = await _join_read_before_the_mark(table, game_id, shown.message_id)
     assert [m.message_id for m in lobbies] == [shown.message_id], fake.transcript(GROUP)
     assert "P2" in (lobbies[0].text or "")
 
@@ -1108,19 +1100,33 @@ async def test_what_a_lane_showed_is_remembered_when_its_mark_fails(
         raise RuntimeError("deadlock detected")
 
     monkeypatch.setattr(Marks, "lane_done", refused)
-    chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
-    opened = await lobby.open_lobby(table.deps, chat, table.people[0], thread_id=None)
-    assert opened.game_id is not None and opened.batch is not None
-    await table.courier.deliver(opened.batch)
+    game_id, opening = await _open_lobby(table.deps, table)
+    await table.courier.deliver(opening)
     monkeypatch.undo()
     (shown,) = [m for m in fake.messages(GROUP) if m.from_bot]
     remembered = table.courier.chats.recall(GROUP, Known(Batch([])))
-    lobby_shown = remembered.newest_kind(opened.batch.notices[0], NoticeKind.LOBBY)
+    lobby_shown = remembered.newest_kind(opening.notices[0], NoticeKind.LOBBY)
     assert lobby_shown is not None and lobby_shown.message_id == shown.message_id
-    table.clock.advance(0.2)
-    joined = await lobby.join(table.deps, opened.game_id, table.people[1])
-    assert joined.batch is not None
-    joined.batch.sent = [s for s in joined.batch.sent if s.message_id != shown.message_id]
-    await table.courier.deliver(joined.batch)
-    lobbies = [m for m in fake.messages(GROUP) if m.from_bot]
+    lobbies = await _join_read_before_the_mark(table, game_id, shown.message_id)
     assert [m.message_id for m in lobbies] == [shown.message_id], fake.transcript(GROUP)
+
+
+async def _open_lobby(deps: Deps, table: Table) -> tuple[int, Batch]:
+    """A lobby opened (by the instance of ``deps``): its game and the batch that shows it."""
+    chat = Chat(id=GROUP, title="Club", rules=HouseRules(max_players=20))
+    opened = await lobby.open_lobby(deps, chat, table.people[0], thread_id=None)
+    assert opened.game_id is not None and opened.batch is not None
+    return opened.game_id, opened.batch
+
+
+async def _join_read_before_the_mark(
+    table: Table, game_id: int, lobby_message: int
+) -> list[StoredMessage]:
+    """A join whose read came before the lobby's mark committed, so it did not see the
+    lobby's message, delivered by ``table``'s courier: the bot's messages in the group after."""
+    table.clock.advance(0.2)
+    joined = await lobby.join(table.deps, game_id, table.people[1])
+    assert joined.batch is not None
+    joined.batch.sent = [s for s in joined.batch.sent if s.message_id != lobby_message]
+    await table.courier.deliver(joined.batch)
+    return [m for m in table.fake.messages(GROUP) if m.from_bot]
