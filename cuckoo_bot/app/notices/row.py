@@ -75,8 +75,8 @@ class Elsewhere:
     # Chats where older notices are left for anyone to take (the lease of an instance that
     # died has run out, and no sweep took them yet): the batch takes them, and shows them first.
     left: frozenset[int] = frozenset()
-    # Chats where another instance showed a notice since the batch read the chats' messages:
-    # what it read there may be out of date.
+    # Chats where another process (another instance, or this one's previous life) showed a
+    # notice since the batch read the chats' messages: what it read there may be out of date.
     told_since: frozenset[int] = frozenset()
     # Private chats where a message was sent at ``paced_since`` or later, and when the newest
     # was: Telegram takes about one a second in a chat, whichever instance sends it.
