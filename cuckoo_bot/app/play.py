@@ -20,7 +20,7 @@ from cuckoo_bot.app.notices import (
     NudgeNote,
     PlayedNote,
     RoundResult,
-    last_result,
+    recalled,
 )
 from cuckoo_bot.app.outbox import people
 from cuckoo_bot.app.ports import UnitOfWork
@@ -116,23 +116,11 @@ def lapse(game: Game, notices: Bulletin, now: datetime, by: PlayerId | None = No
     state = game.state
     assert state is not None and state.round is not None
     rnd, turn, actor = state.round, state.turn, state.round.actor
-    recalled = _recalled(state, actor)
+    told = recalled(state, actor)
     apply_action(game, Timeout(turn), now, notices, actor=by)
     kept = game.state.round.card_of(actor) if game.state and game.state.round else None
     code = ReplyCode.TIMED_OUT if by is None else ReplyCode.SKIPPED_BY
-    notices.played(actor, PlayedNote(rnd.number, turn, code, card=kept, other=by, last=recalled))
-
-
-def _recalled(state: GameState, player: PlayerId) -> RoundResult | None:
-    """For the first person to play in a round (computer seats play at once, in the same
-    move): how their last round ended, which their prompt's first line told, as their card
-    came with it (the others read it with their card at the deal)."""
-    rnd = state.round
-    if rnd is None or state.phase is not Phase.TURNS:
-        return None
-    if any(a.player != player and not is_computer(a.player) for a in rnd.acts):
-        return None
-    return last_result(state, player, rnd.number)
+    notices.played(actor, PlayedNote(rnd.number, turn, code, card=kept, other=by, last=told))
 
 
 def _already(state: GameState, player: PlayerId) -> Reply | None:
@@ -215,7 +203,7 @@ async def _act(
     if round_no is not None and (rnd is None or rnd.number != round_no):
         return refused(ReplyCode.STALE_TURN), game, None
     notices = notices_for(game)
-    recalled = _recalled(game.state, player)
+    told = recalled(game.state, player)
     try:
         events = apply_action(game, move.action(player, turn), now, notices, actor=player)
     except RuleError as error:
@@ -231,7 +219,7 @@ async def _act(
     known = players.get(player)
     if known is None or known.can_dm is not False:  # asked privately: answered there too
         revealed = any(isinstance(e, Revealed) for e in events)
-        note = _played(answer, rnd.number if rnd else 0, turn, revealed, recalled, pressed)
+        note = _played(answer, rnd.number if rnd else 0, turn, revealed, told, pressed)
         notices.played(player, note)
     await advance(uow, deps, game, notices, now)
     batch = await write_notices(uow, game, notices, players)

@@ -251,6 +251,7 @@ MESSAGES: dict[str, str] = {
     "deal_you_deal": "You deal: you play last of {players}.",
     "prompt_card": "Your card: <b>{card}</b>",
     "prompt_swapped": "🔄 {other} swapped with you: you now hold <b>{card}</b>.",
+    "prompt_swapped_gave": "🔄 {other} swapped with you: you gave {gave} and now hold <b>{card}</b>.",
     "prompt_cut": "✂️ You cut: you now hold <b>{card}</b>.",
     "prompt_lives": "Lives: {lives}",
     # The first line of a prompt: how the player's last round ended.

@@ -26,7 +26,7 @@ from cuckoo_bot.app.notices.payloads import (
     TableView,
     TurnView,
 )
-from cuckoo_bot.app.notices.policy import Bulletin, last_result
+from cuckoo_bot.app.notices.policy import Bulletin, card_waits, last_result, recalled
 from cuckoo_bot.app.notices.row import (
     FOLDED,
     OUTLIVED,
@@ -69,7 +69,9 @@ __all__ = [
     "SentMessage",
     "TableView",
     "TurnView",
+    "card_waits",
     "dump_payload",
     "last_result",
     "load_payload",
+    "recalled",
 ]

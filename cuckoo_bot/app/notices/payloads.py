@@ -184,7 +184,8 @@ class DealNote:
 
 @dataclass(frozen=True)
 class PromptNote:
-    """A player's turn, in their private chat: exactly one card, the one they hold now."""
+    """A player's turn, in their private chat: the card they hold now (after a swap, also the
+    card it took from them)."""
 
     round: int
     turn: int
@@ -195,7 +196,8 @@ class PromptNote:
     cuts_made: int = 0
     news: News = News.HELD
     by: PlayerId | None = None
-    prev: RoundResult | None = None  # the last round's end, for the first to act
+    gave: Card | None = None  # the card a swap took from the player (``News.SWAPPED``)
+    prev: RoundResult | None = None  # the last round's end: its card came with this prompt
     again: bool = False  # the dealer's second cut: the same prompt, asked again
     acts: tuple[Act, ...] = ()  # the round so far: what the players before did
     last: RoundResult | None = None  # the player's last round, recalled in one line

@@ -1,9 +1,11 @@
 """What players must see after a step, as typed notices written to the outbox with the move.
 
 The group keeps one table message per round; the player whose turn it is gets the decision in
-their private chat, with the card they hold now; each player's card for a round arrives at the
-deal. The transport decides how each notice reaches Telegram (send, edit, coalesce); this module
-only decides what must be seen: a ``Bulletin`` collects the notices of one step.
+their private chat, with the card they hold now. The first deal is shown to everyone at once, and
+so is a card after a lost life (with the loss); after a round a player came through safe, their
+card waits for their turn (``card_waits``). The transport decides how each notice reaches
+Telegram (send, edit, coalesce); this module only decides what must be seen: a ``Bulletin``
+collects the notices of one step.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from cuckoo_bot.app.notices.payloads import (
 from cuckoo_bot.app.notices.row import Notice
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.actions import Move, PlayerId
+from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.engine import legal_actions
 from cuckoo_bot.domain.events import (
     CardCut,
@@ -75,7 +78,8 @@ class Bulletin:
         self._turn_before = state.turn if state is not None else None
         self._items: dict[tuple[Any, ...], Notice] = {}
         self._results: dict[PlayerId, RoundResult] = {}
-        self._swapped_by: dict[PlayerId, PlayerId] = {}  # neighbour -> who swapped with them
+        # neighbour -> who swapped with them, and the card the neighbour gave
+        self._swapped_by: dict[PlayerId, tuple[PlayerId, Card]] = {}
         self._cut = False
 
     def _put(self, key: tuple[Any, ...], kind: NoticeKind, chat_id: int, payload: Payload) -> None:
@@ -165,13 +169,16 @@ class Bulletin:
         for position, (player, card) in enumerate(zip(event.order, event.cards, strict=True)):
             if is_computer(player):
                 continue
+            prev = self._results.pop(player, None) or last_result(state, player, event.round)
+            if card_waits(state, prev, event.round):
+                continue  # shown with the player's turn, under how their last round ended
             note = DealNote(
                 round=event.round,
                 card=card,
                 dealer=event.dealer,
                 position=position + 1,
                 players=len(event.order),
-                prev=self._results.pop(player, None) or last_result(state, player, event.round),
+                prev=prev,
             )
             self._put(("deal", player), NoticeKind.DEAL, player, note)
 
@@ -226,7 +233,7 @@ class Bulletin:
         self._deal(state, event)
 
     def _swapped(self, state: GameState, event: Swapped, revealed: bool) -> None:
-        self._swapped_by[event.neighbour] = event.player
+        self._swapped_by[event.neighbour] = (event.player, event.player_card)
 
     def _card_cut(self, state: GameState, event: CardCut, revealed: bool) -> None:
         self._cut = True
@@ -246,8 +253,15 @@ class Bulletin:
 
     def _misdealt(self, state: GameState, event: Misdealt, revealed: bool) -> None:
         rnd = state.round
+        asked = {act.player for act in rnd.acts} if rnd is not None else set()
         for player in rnd.order if rnd is not None else ():
-            self._results[player] = RoundResult(round=event.round, lives=state.lives(player))
+            last = last_result(state, player, event.round)
+            if last is not None and card_waits(state, last, event.round) and player not in asked:
+                # Never shown this round (their card waited for a turn that did not come):
+                # the new deal tells how their last round ended, not this one's gathering.
+                self._results[player] = last
+            else:
+                self._results[player] = RoundResult(round=event.round, lives=state.lives(player))
         self.announce(event)
 
     def _removed(self, state: GameState, event: PlayerRemoved, revealed: bool) -> None:
@@ -359,11 +373,14 @@ class Bulletin:
         prev = (
             deal.payload.prev if deal is not None and isinstance(deal.payload, DealNote) else None
         )
-        news, by = News.HELD, None
-        if deal is not None:
+        last = last_result(state, actor, rnd.number)
+        if deal is None and card_waits(state, last, rnd.number):
+            prev = last  # the card waited for this turn: the prompt tells how the round ended
+        news, by, gave = News.HELD, None, None
+        if prev is not None:
             news = News.DEALT
-        elif actor in self._swapped_by:
-            news, by = News.SWAPPED, self._swapped_by[actor]
+        if actor in self._swapped_by:
+            news, (by, gave) = News.SWAPPED, self._swapped_by[actor]
         elif self._cut and rnd.actor_is_dealer:
             news = News.CUT
         note = PromptNote(
@@ -376,10 +393,11 @@ class Bulletin:
             cuts_made=rnd.cuts_made,
             news=news,
             by=by,
+            gave=gave,
             prev=prev,
             again=rnd.cuts_made > 0 and rnd.actor_is_dealer,
             acts=rnd.acts,
-            last=last_result(state, actor, rnd.number),
+            last=last,
         )
         if can_write.get(actor, True):
             self._put(("prompt", actor), NoticeKind.PROMPT, actor, note)
@@ -399,6 +417,37 @@ class Bulletin:
         items = list(self._items.values())
         self._items.clear()
         return items
+
+
+def card_waits(state: GameState, prev: RoundResult | None, round_no: int) -> bool:
+    """A card of round ``round_no`` dealt to a player who came through the round just before
+    it safe (``prev``) is not shown at the deal: it comes with their turn, whose prompt tells
+    how that round ended (an edit less a player and round, and one message where there were
+    two). Shown at once: the first deal, a deal after the cards were gathered, one after a
+    lost life (the loss told as it happens, with the next card), and every deal where the
+    turn might not come or the card change unseen before it (One-card Kille's Cuckoo stops a
+    round; Coucou's Queens pass an ask over their holder to the player after)."""
+    rules = state.rules
+    return (
+        prev is not None
+        and prev.card is not None
+        and not prev.lost
+        and prev.round == round_no - 1
+        and not rules.kille
+        and not rules.queens_block
+    )
+
+
+def recalled(state: GameState, player: PlayerId) -> RoundResult | None:
+    """How the player's last round ended, when their prompt of this round told it in its first
+    line: their card came with the prompt (``card_waits``), or they were the first person to
+    play (computer seats play at once, in the same move). Their answer keeps that line."""
+    rnd = state.round
+    if rnd is None or state.phase is not Phase.TURNS:
+        return None
+    last = last_result(state, player, rnd.number)
+    first = not any(a.player != player and not is_computer(a.player) for a in rnd.acts)
+    return last if first or card_waits(state, last, rnd.number) else None
 
 
 def _results_of(state: GameState, event: Revealed) -> dict[PlayerId, RoundResult]:

@@ -123,12 +123,17 @@ class PrivatePart(ReplyPart):
     ) -> Rendered:
         """Your turn, with exactly one card: the one you hold now. The first line is the call
         to act, with the group, the round and the time (what a phone's lock screen shows);
-        the first to play in a round reads there how their last round ended (their card came
-        with this prompt: nothing else told it); the round so far names the reader "you"."""
+        a player whose card came with this prompt (the first to play, or one who came through
+        the last round safe) reads there how that round ended: nothing else told it; the round
+        so far names the reader "you"."""
         t = self.tr.t
         players = self.cast(known, game.seats, lang)
         card = card_label(note.card.code, lang)
-        if note.news is News.SWAPPED and note.by is not None:
+        if note.news is News.SWAPPED and note.by is not None and note.gave is not None:
+            gave = card_label(note.gave.code, lang)
+            other = name_of(players, note.by)
+            held = t(lang, "prompt_swapped_gave", other=other, gave=gave, card=card)
+        elif note.news is News.SWAPPED and note.by is not None:
             held = t(lang, "prompt_swapped", other=name_of(players, note.by), card=card)
         elif note.news is News.CUT:
             held = t(lang, "prompt_cut", card=card)

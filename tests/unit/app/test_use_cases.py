@@ -567,11 +567,16 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
     dealt = await play.expire(deps, game_id)
     game = the_game(world, game_id)
     assert dealt.batch and game.state.rounds_dealt == 2 and game.state.actor is not None
-    # The next turn's clock starts after the pause; each player learns how round 1 ended.
+    # The next turn's clock starts after the pause. Who lost a life learns it now, with the
+    # next card, and so does the first to play (on their prompt); a player who came through
+    # safe learns it with their turn, their card with it.
     assert game.deadline == clock.now() + timedelta(seconds=90)
     deals = [n for n in dealt.batch.notices if n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT)]
-    assert len(deals) == 3 and all(n.round == 2 for n in deals)
     last = game.state.last_reveal
+    first = game.state.actor
+    told_now = {p for p in (ANN.id, BEN.id, CLEO.id) if p in last.lowest or p == first}
+    assert {n.chat_id for n in deals} == told_now and all(n.round == 2 for n in deals)
+    assert len(told_now) < 3  # somebody was safe: their card waits for their turn
     for notice in deals:
         told = notice.payload.prev if notice.kind is NoticeKind.DEAL else notice.payload.last
         assert told is not None and told.round == 1
@@ -580,6 +585,90 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
     # The new table does not tell the last reveal again: its own table did.
     (table,) = [n for n in dealt.batch.notices if n.kind is NoticeKind.TABLE]
     assert table.payload.reveal is None and table.payload.round == 2
+
+
+async def test_a_card_after_a_safe_round_comes_with_the_turn_and_its_prompt_tells_that_round(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    """Who came through a round safe gets no message at the deal: the prompt of their turn
+    recalls how that round ended and shows the card (after a swap, the one it took too), and
+    the answer on it keeps that line. Whoever lost a life is told at the deal, with the card."""
+    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
+    deps = replace(deps, reveal_pause=4)
+    players = [ANN, BEN, CLEO, DAN]
+    game_id = await running_game(deps, group, players)
+    await play_to_the_first_reveal(deps, world, game_id)
+    clock.advance(4)
+    dealt = await play.expire(deps, game_id)
+    state = the_game(world, game_id).state
+    reveal, rnd = state.last_reveal, state.round
+    assert rnd is not None and rnd.number == 2
+    cards = dict(zip(rnd.order, rnd.cards, strict=True))
+    safe = {p.id for p in players if p.id not in reveal.lowest}
+    assert safe - {rnd.order[0]}  # a safe player waits for their turn
+    deals = {n.chat_id for n in dealt.batch.notices if n.kind is NoticeKind.DEAL}
+    assert deals == {p.id for p in players} - safe - {rnd.order[0]}
+    later = [n for n in world.outbox.values() if n.kind is NoticeKind.DEAL and n.round == 2]
+    assert {n.chat_id for n in later} == deals
+    seen_swapped = False
+    while (state := the_game(world, game_id).state).round.number == 2 and state.actor:
+        actor, dealer = state.actor, state.round.actor_is_dealer
+        (prompt,) = [
+            n
+            for n in world.outbox.values()
+            if n.kind is NoticeKind.PROMPT and n.chat_id == actor and n.payload.turn == state.turn
+        ]
+        note = prompt.payload
+        if actor in safe or actor == rnd.order[0]:
+            assert note.prev is not None and note.prev.card == reveal.card_of(actor)
+            assert not note.prev.lost and note.prev.round == 1
+        else:
+            assert note.prev is None  # told at the deal: not told twice
+        if note.news.value == "swapped":
+            seen_swapped = True
+            assert note.gave == cards[actor] and note.card != cards[actor]
+        else:
+            assert note.gave is None
+        pressed = await play.act(deps, game_id, actor, "keep" if dealer else "swap", state.turn)
+        (answer,) = [n for n in pressed.batch.notices if n.kind is NoticeKind.PLAYED]
+        assert answer.payload.last == note.prev
+    assert seen_swapped
+
+
+async def test_a_round_gathered_before_a_waiting_players_turn_tells_them_their_last_round(
+    world: World, group: Chat, clock: FakeClock
+) -> None:
+    """A player whose card waited for a turn that never came (someone left, the cards were
+    gathered) never saw that round: the new deal shows their card at once, under how the
+    round before ended for them, which nothing had told yet."""
+    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
+    deps = replace(deps, reveal_pause=4)
+    players = [ANN, BEN, CLEO, DAN]
+    game_id = await running_game(deps, group, players)
+    await play_to_the_first_reveal(deps, world, game_id)
+    clock.advance(4)
+    await play.expire(deps, game_id)
+    state = the_game(world, game_id).state
+    reveal, rnd = state.last_reveal, state.round
+    waiting = [p for p in rnd.order[1:-1] if p not in reveal.lowest]
+    assert waiting, "a safe player waits for their turn"
+    leaver = next(p for p in players if p.id == rnd.order[0])
+    left = await lobby.leave(deps, group.id, leaver)
+    assert left.reply.code == "resigned"
+    state = the_game(world, game_id).state
+    assert state.round.number == 3
+    for player in waiting:
+        # Their deal, or their prompt when they play first: it tells round 1, not 2.
+        (shown,) = [
+            n
+            for n in world.outbox.values()
+            if n.kind in (NoticeKind.DEAL, NoticeKind.PROMPT)
+            and n.chat_id == player
+            and n.round == 3
+        ]
+        told = shown.payload.prev
+        assert told is not None and told.round == 1 and not told.lost
+        assert told.card == reveal.card_of(player)
 
 
 async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(

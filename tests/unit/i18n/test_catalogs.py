@@ -44,6 +44,7 @@ SAMPLE: dict[str, object] = {
     "chat": html.escape("Friday <cards> & co"),
     "link": "https://t.me/cuckoo_bot?start=hello",
     "card": "10♥",
+    "gave": "3♣",
     "king": "K♠",
     "queen": "Q♥",
     "via": html.escape("Bea & co"),

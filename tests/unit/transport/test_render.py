@@ -148,12 +148,16 @@ async def test_every_notice_of_a_game_renders_as_valid_telegram_html_in_every_la
                 body = "\n".join(line for line in text.splitlines() if not line.startswith("↩️"))
                 assert all(c.startswith("K") for c in CARD.findall(body)), text
             if isinstance(notice.payload, PromptNote):
-                # A turn prompt shows exactly one card of this round: the one the player holds
-                # now; a line under its call may recall the card they held at the last reveal.
+                # A turn prompt shows one card of this round as held: the one the player holds
+                # now (after a swap, the card it took from them before it); a line under its
+                # call may recall the card they held at the last reveal.
                 held = card_label(notice.payload.card.code, lang)
-                assert [m.group(0) for m in CARD.finditer(rest)] == [held], text
-                # Only the first to play recalls it (their card came with this prompt); the
-                # others read it with their card at the deal: told once.
+                gave = notice.payload.gave
+                took = [card_label(gave.code, lang)] if gave is not None else []
+                assert [m.group(0) for m in CARD.finditer(rest)] == [*took, held], text
+                # Only a prompt whose card came with it recalls it (the first to play, or a
+                # player safe at the last reveal); the others read it with their card at the
+                # deal: told once.
                 last = notice.payload.last
                 if notice.payload.prev is not None and last is not None and last.card is not None:
                     shown_cards = [m.group(0) for m in CARD.finditer(recalled)]
