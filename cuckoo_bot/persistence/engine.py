@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 logger = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+SQLITE_POOL_SIZE = 20  # connections kept open (and as many more while busy)
 # How a transaction begins, as an execution option of the engine it runs on (see ``_on_begin``).
 BEGIN = "cuckoo_begin"
 BEGIN_WRITE = "immediate"  # takes SQLite's write lock up front
@@ -63,6 +64,10 @@ def _sqlite_engine(url: URL, *, foreign_keys: bool, **kwargs: Any) -> AsyncEngin
     path = _sqlite_file(url)
     if path is not None:
         path.expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        # Keep the connections a busy bot uses at once: past the pool's default five, every
+        # unit of work opened its own (a thread, a file handle and four PRAGMAs each time).
+        kwargs.setdefault("pool_size", SQLITE_POOL_SIZE)
+        kwargs.setdefault("max_overflow", SQLITE_POOL_SIZE)
     engine = create_async_engine(url, **kwargs)
 
     @event.listens_for(engine.sync_engine, "connect")

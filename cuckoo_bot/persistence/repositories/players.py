@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from sqlalchemy import (
+    Select,
+    bindparam,
     func,
     select,
     update,
@@ -24,6 +27,13 @@ from cuckoo_bot.persistence.models import (
 from cuckoo_bot.persistence.repositories.store import Store
 
 
+@cache
+def _players_in() -> Select[PlayerRow]:
+    """``get_many``'s query for the parameter ``ids`` (a list): built once, as every press
+    reads the players of its game."""
+    return select(PlayerRow).where(PlayerRow.id.in_(bindparam("ids", expanding=True)))
+
+
 class SqlPlayers:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -35,7 +45,7 @@ class SqlPlayers:
     async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]:
         if not player_ids:
             return {}
-        rows = await self._s.rows(select(PlayerRow).where(PlayerRow.id.in_(set(player_ids))))
+        rows = await self._s.rows(_players_in(), {"ids": sorted(set(player_ids))})
         return {row.id: player_from_row(row) for row in rows}
 
     async def upsert(self, player: Player) -> Player:

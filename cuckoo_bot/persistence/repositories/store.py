@@ -21,6 +21,7 @@ from cuckoo_bot.app.tuning import LEASE
 
 Row = TypeVar("Row")
 Now = Callable[[], datetime]
+_FRESH = {"populate_existing": True}
 
 
 def table_of(model: type[Any]) -> Table:
@@ -52,9 +53,9 @@ class Store:
         """The dialect's INSERT, which knows ON CONFLICT."""
         return dialect_insert(self.dialect, table)
 
-    async def rows(self, query: Select[Row]) -> list[Row]:
+    async def rows(self, query: Select[Row], params: dict[str, Any] | None = None) -> list[Row]:
         # populate_existing: a row read again in the same session reflects UPDATE statements.
-        result = await self.session.scalars(query.execution_options(populate_existing=True))
+        result = await self.session.scalars(query, params, execution_options=_FRESH)
         return list(result.all())
 
     async def row(self, query: Select[Row]) -> Row | None:
