@@ -323,9 +323,12 @@ async def test_every_kind_of_action_and_outcome_shows_in_the_group(
             # At every prompt the player's private chat already shows the card they hold.
             held = await held_in_store(database_url, GROUP, prompt.actor)
             assert table.card_of(prompt.actor) == held, fake.transcript(prompt.actor)
-            # (A first line may recall the card held at the last reveal.)
+            # (A first line may recall the card held at the last reveal; a swap made with the
+            # player names the card it took before the one they hold.)
             now = [line for line in (prompt.message.text or "").splitlines() if line[:2] != "↩️"]
-            assert [m.group(0) for m in CARD.finditer("\n".join(now))] == [held]
+            shown = [m.group(0) for m in CARD.finditer("\n".join(now))]
+            took = "swapped with you: you gave" in "\n".join(now)
+            assert shown[-1:] == [held] and len(shown) == 1 + took, prompt.message.text
 
         await play_out(table, [ANN, BEN, CAT, DON], table_size=4, check=shows_the_card_held)
         await settle(fake)
