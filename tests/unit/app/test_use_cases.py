@@ -587,19 +587,27 @@ async def test_the_reveal_has_its_moment_then_the_next_deal_comes_with_its_own_c
     assert table.payload.reveal is None and table.payload.round == 2
 
 
+async def four_in_round_two(
+    world: World, group: Chat, clock: FakeClock
+) -> tuple[Deps, int, Outcome]:
+    """Ann, Ben, Cleo and Dan keep through round 1; round 2 is dealt after the reveal's pause
+    (its outcome is the deal's)."""
+    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
+    deps = replace(deps, reveal_pause=4)
+    game_id = await running_game(deps, group, [ANN, BEN, CLEO, DAN])
+    await play_to_the_first_reveal(deps, world, game_id)
+    clock.advance(4)
+    return deps, game_id, await play.expire(deps, game_id)
+
+
 async def test_a_card_after_a_safe_round_comes_with_the_turn_and_its_prompt_tells_that_round(
     world: World, group: Chat, clock: FakeClock
 ) -> None:
     """Who came through a round safe gets no message at the deal: the prompt of their turn
     recalls how that round ended and shows the card (after a swap, the one it took too), and
     the answer on it keeps that line. Whoever lost a life is told at the deal, with the card."""
-    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
-    deps = replace(deps, reveal_pause=4)
+    deps, game_id, dealt = await four_in_round_two(world, group, clock)
     players = [ANN, BEN, CLEO, DAN]
-    game_id = await running_game(deps, group, players)
-    await play_to_the_first_reveal(deps, world, game_id)
-    clock.advance(4)
-    dealt = await play.expire(deps, game_id)
     state = the_game(world, game_id).state
     reveal, rnd = state.last_reveal, state.round
     assert rnd is not None and rnd.number == 2
@@ -641,13 +649,8 @@ async def test_a_round_gathered_before_a_waiting_players_turn_tells_them_their_l
     """A player whose card waited for a turn that never came (someone left, the cards were
     gathered) never saw that round: the new deal shows their card at once, under how the
     round before ended for them, which nothing had told yet."""
-    deps = Deps(FakeUnitOfWorkFactory(world, clock), random.Random(7), clock, turn_timeout=90)
-    deps = replace(deps, reveal_pause=4)
+    deps, game_id, _ = await four_in_round_two(world, group, clock)
     players = [ANN, BEN, CLEO, DAN]
-    game_id = await running_game(deps, group, players)
-    await play_to_the_first_reveal(deps, world, game_id)
-    clock.advance(4)
-    await play.expire(deps, game_id)
     state = the_game(world, game_id).state
     reveal, rnd = state.last_reveal, state.round
     waiting = [p for p in rnd.order[1:-1] if p not in reveal.lowest]
