@@ -23,7 +23,7 @@ class News(StrEnum):
     """How the card in a prompt came to the player since they last saw one."""
 
     HELD = "held"  # the card they had
-    DEALT = "dealt"  # dealt with this prompt (the first person asked in the round)
+    DEALT = "dealt"  # came with this prompt (the first asked, or a card that waited)
     SWAPPED = "swapped"  # a neighbour swapped with them (``PromptNote.by``)
     CUT = "cut"  # the dealer's second cut: the card they cut
 
@@ -226,8 +226,8 @@ class PlayedNote:
     other: PlayerId | None = None  # the neighbour a swap was asked of
     king: Card | None = None  # the card that refused the swap (a King...) or blocked the cut
     revealed: bool = False  # the move ended the round: the cards are on the table
-    # The first to play in a round: how their last round ended, which their prompt's first
-    # line told (nothing else did), kept atop the answer and what follows on that message.
+    # A player whose card came with their prompt (``notices.recalled``): how their last round
+    # ended, which its first line told (nothing else did), kept atop the answer and what follows.
     last: RoundResult | None = None
     # The neighbour whose card sent the ask on to ``other`` (Coucou's Queen, a Kille Inn or
     # Cavalier), and that card.

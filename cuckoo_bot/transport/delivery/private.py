@@ -125,9 +125,10 @@ class PrivateLane(Lane):
         return RENDER[notice.kind](notice.payload, ask)
 
     def recall(self, target: SentMessage, rendered: Rendered, notice: Notice) -> Rendered:
-        """The first person of a round keeps, on their prompt, the line recalling how their
-        last round ended (their card came with that prompt, so no deal told it) over whatever
-        that message becomes next: their answer, then the round's result."""
+        """A player whose card came with their prompt (the first of a round, or one whose card
+        waited for the turn: no deal told it) keeps there the line recalling how their last
+        round ended, over whatever that message becomes next: their answer, then the round's
+        result."""
         payload = target.notice.payload
         last = None
         if isinstance(payload, PlayedNote):
