@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import socket
@@ -26,7 +27,14 @@ from cuckoo_bot.app.ports import (
     UpdateLog,
 )
 from cuckoo_bot.app.tuning import LEASE
-from cuckoo_bot.persistence.engine import BEGIN, BEGIN_NONE, BEGIN_READ, BEGIN_WRITE
+from cuckoo_bot.persistence.engine import (
+    BEGIN,
+    BEGIN_NONE,
+    BEGIN_READ,
+    BEGIN_WRITE,
+    SQLITE_BUSY_TIMEOUT_MS,
+    write_gate,
+)
 from cuckoo_bot.persistence.repositories import (
     SqlChats,
     SqlGames,
@@ -48,7 +56,9 @@ class SqlUnitOfWork:
     """``ports.UnitOfWork`` over SQLAlchemy.
 
     Locks: ``lock=True`` reads use ``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite every
-    transaction starts with ``BEGIN IMMEDIATE`` (see ``engine.py``), so writers take turns.
+    transaction starts with ``BEGIN IMMEDIATE`` (see ``engine.py``), so writers take turns;
+    on a SQLite file, a unit of work that may write first takes its turn at ``gate``
+    (``engine.write_gate``), held until it ends.
     """
 
     chats: ChatRepository
@@ -66,8 +76,11 @@ class SqlUnitOfWork:
         instance: str,
         lease: timedelta,
         changed: Changed | None = None,
+        gate: asyncio.Lock | None = None,
     ) -> None:
         self._sessions = sessions
+        self._gate = gate
+        self._gated = False
         self._changed = changed
         self._store: Store | None = None
         self._clock = clock
@@ -78,6 +91,12 @@ class SqlUnitOfWork:
     async def __aenter__(self) -> Self:
         if self._session is not None:
             raise RuntimeError("a unit of work is entered once")
+        if self._gate is not None:
+            # As long as SQLite's busy handler would have waited for its write lock; past it
+            # the same failure (a unit of work that waits for its own turn: a bug).
+            async with asyncio.timeout(SQLITE_BUSY_TIMEOUT_MS / 1000):
+                await self._gate.acquire()
+            self._gated = True
         session = self._sessions()
         self._session = session
         bind = session.bind
@@ -106,9 +125,15 @@ class SqlUnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         session, self._session = self._session, None
-        if session is not None:
-            # Whatever was not committed is dropped: rollback, then hand the connection back.
-            await session.close()
+        try:
+            if session is not None:
+                # Whatever was not committed is dropped: rollback, then hand the connection back.
+                await session.close()
+        finally:
+            if self._gated:
+                self._gated = False
+                assert self._gate is not None
+                self._gate.release()
 
     async def commit(self) -> None:
         if self._session is None or self._store is None:
@@ -154,6 +179,7 @@ def sql_uow_factory(
     """
     moment = clock or SystemClock()
     name = instance or instance_name()
+    gate = write_gate(engine)
     sessions = {
         mode: async_sessionmaker(
             engine.execution_options(**{BEGIN: mode}), expire_on_commit=False, autoflush=False
@@ -163,6 +189,7 @@ def sql_uow_factory(
 
     def make(*, read_only: bool = False, autocommit: bool = False) -> UnitOfWork:
         mode = BEGIN_NONE if autocommit else BEGIN_READ if read_only else BEGIN_WRITE
-        return SqlUnitOfWork(sessions[mode], moment, name, lease, changed)
+        writes = None if mode == BEGIN_READ else gate
+        return SqlUnitOfWork(sessions[mode], moment, name, lease, changed, writes)
 
     return make

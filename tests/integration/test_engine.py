@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
+import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
+from cuckoo_bot.persistence import uow as uow_module
 from cuckoo_bot.persistence.engine import SQLITE_BUSY_TIMEOUT_MS, async_url, make_engine
+from cuckoo_bot.persistence.uow import sql_uow_factory
+from tests.integration.builders import CHAT_ID, chat
 
 
 @pytest.mark.parametrize(
@@ -46,28 +53,103 @@ async def test_sqlite_file_setup(tmp_path: Path) -> None:
 
 
 async def test_sqlite_transactions_take_the_write_lock_at_begin(tmp_path: Path) -> None:
-    """A second transaction waits at BEGIN, even one that only reads, until the first ends."""
-    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'lock.db'}")
-    order: list[str] = []
+    """A transaction that has only read holds SQLite's write lock: another writer of the file
+    is refused until it ends."""
+    path = tmp_path / "lock.db"
+    engine = make_engine(f"sqlite+aiosqlite:///{path}")
+    other = sqlite3.connect(path, timeout=0, isolation_level=None)
     try:
         async with engine.begin() as connection:
             await connection.execute(text("CREATE TABLE t (n INTEGER)"))
+        async with engine.begin() as connection:
+            await connection.execute(text("SELECT 1"))
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+        await engine.dispose()
 
-        async def first() -> None:
-            async with engine.begin() as connection:
-                await connection.execute(text("SELECT 1"))
-                order.append("first began")
-                await asyncio.sleep(0.2)
-                await connection.execute(text("INSERT INTO t VALUES (1)"))
-                order.append("first commits")
 
-        async def second() -> None:
-            await asyncio.sleep(0.05)
-            async with engine.begin() as connection:
-                count = (await connection.execute(text("SELECT count(*) FROM t"))).scalar()
-                order.append(f"second saw {count}")
+def _migrated(template: Path, folder: Path) -> str:
+    path = folder / "cuckoo.db"
+    shutil.copyfile(template, path)
+    return f"sqlite+aiosqlite:///{path}"
 
-        await asyncio.gather(first(), second())
+
+async def test_sqlite_writers_take_turns_without_holding_the_loop(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
+    """A second unit of work that may write waits at its start until the first ends, in the
+    event loop, which meanwhile goes on; a reader does not wait; the statements run on the
+    loop's own thread."""
+    engine = make_engine(_migrated(sqlite_template, tmp_path))
+    uows = sql_uow_factory(engine)
+    order: list[str] = []
+    threads: set[int] = set()
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def _where(*_: Any) -> None:
+        threads.add(threading.get_ident())
+
+    async def first() -> None:
+        async with uows() as uow:
+            await uow.chats.add(chat())
+            order.append("first wrote")
+            await asyncio.sleep(0.4)
+            await uow.commit()
+            order.append("first committed")
+
+    async def second() -> None:
+        await asyncio.sleep(0.05)
+        async with uows() as uow:
+            seen = await uow.chats.get(CHAT_ID)
+            order.append(f"second saw {'it' if seen else 'nothing'}")
+
+    async def reader() -> None:
+        await asyncio.sleep(0.05)
+        async with uows(read_only=True) as uow:
+            seen = await uow.chats.get(CHAT_ID)
+            order.append(f"reader saw {'it' if seen else 'nothing'}")
+
+    async def ticks() -> None:
+        for _ in range(5):
+            await asyncio.sleep(0.02)
+        order.append("ticked")
+
+    try:
+        await asyncio.gather(first(), second(), reader(), ticks())
     finally:
         await engine.dispose()
-    assert order == ["first began", "first commits", "second saw 1"]
+    assert order == [
+        "first wrote",
+        "reader saw nothing",
+        "ticked",
+        "first committed",
+        "second saw it",
+    ]
+    assert threads == {threading.get_ident()}
+
+
+async def test_a_writer_waiting_for_its_own_turn_fails_as_sqlite_would(
+    tmp_path: Path, sqlite_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A unit of work that may write, opened inside another: a bug, refused once SQLite's busy
+    handler would have given up, not a bot that waits for ever."""
+    monkeypatch.setattr(uow_module, "SQLITE_BUSY_TIMEOUT_MS", 100)
+    engine = make_engine(_migrated(sqlite_template, tmp_path))
+    uows = sql_uow_factory(engine)
+    try:
+        async with uows() as outer:
+            await outer.chats.add(chat())
+            with pytest.raises(TimeoutError):
+                async with uows():
+                    pass
+            async with uows(read_only=True) as reader:  # a reader never waits
+                assert await reader.chats.get(CHAT_ID) is None
+            await outer.commit()
+        async with uows() as after:  # the turn was given back
+            assert await after.chats.get(CHAT_ID) is not None
+    finally:
+        await engine.dispose()
