@@ -18,7 +18,9 @@ logger = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 SQLITE_POOL_SIZE = 15  # connections kept open, and the most at once (the default 5 + 10)
-# A SQLite file's writers take turns here, one per engine (``write_gate``).
+# A SQLite file's writers take turns here (``write_gate``), one turn per engine, kept by its
+# dialect: shared by every engine derived with ``execution_options``, and kept through
+# ``dispose`` (which makes a new pool).
 _GATES: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
 # How a transaction begins, as an execution option of the engine it runs on (see ``_on_begin``).
 BEGIN = "cuckoo_begin"
@@ -69,7 +71,7 @@ def write_gate(engine: AsyncEngine) -> asyncio.Lock | None:
     in the order they came (``asyncio.Lock`` is first come, first served), and never meet in
     SQLite; readers (WAL) take no turn at all.
     """
-    return _GATES.get(engine.sync_engine)
+    return _GATES.get(engine.sync_engine.dialect)
 
 
 class _InlineSqlite(aiosqlite.Connection):
@@ -125,7 +127,7 @@ def _sqlite_engine(url: URL, *, foreign_keys: bool, **kwargs: Any) -> AsyncEngin
         kwargs.setdefault("max_overflow", 0)
     engine = create_async_engine(url, **kwargs)
     if path is not None:
-        _GATES[engine.sync_engine] = asyncio.Lock()
+        _GATES[engine.sync_engine.dialect] = asyncio.Lock()
 
         @event.listens_for(engine.sync_engine, "do_connect")
         def _on_do_connect(dialect: Any, record: Any, cargs: Any, cparams: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import Self
 
 from sqlalchemy import text
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from cuckoo_bot.app.clock import Clock, SystemClock
@@ -50,6 +51,11 @@ from cuckoo_bot.persistence.repositories import (
 Changed = Callable[[frozenset[int]], None]
 CHANNEL = "cuckoo_games"  # PostgreSQL's NOTIFY channel for those ids, heard by every instance
 NOTIFY = text("SELECT pg_notify(:channel, :ids)")
+
+
+class GateTimeout(PoolTimeout):
+    """A unit of work that may write did not get its turn (``engine.write_gate``) in time: as a
+    pool that has no connection to give raises, not as the network's timeouts (``OSError``)."""
 
 
 class SqlUnitOfWork:
@@ -91,12 +97,6 @@ class SqlUnitOfWork:
     async def __aenter__(self) -> Self:
         if self._session is not None:
             raise RuntimeError("a unit of work is entered once")
-        if self._gate is not None:
-            # As long as SQLite's busy handler would have waited for its write lock; past it
-            # the same failure (a unit of work that waits for its own turn: a bug).
-            async with asyncio.timeout(SQLITE_BUSY_TIMEOUT_MS / 1000):
-                await self._gate.acquire()
-            self._gated = True
         session = self._sessions()
         self._session = session
         bind = session.bind
@@ -116,6 +116,18 @@ class SqlUnitOfWork:
         self.messages = SqlMessages(store)
         self.standings = SqlStandings(store)
         self.updates = SqlUpdateLog(store)
+        if self._gate is not None:  # last: nothing after it can fail and leave the turn held
+            try:
+                # As long as SQLite's busy handler would have waited for its write lock.
+                async with asyncio.timeout(SQLITE_BUSY_TIMEOUT_MS / 1000):
+                    await self._gate.acquire()
+            except TimeoutError:
+                self._session = None  # not yet connected: nothing to close
+                raise GateTimeout(
+                    "a unit of work that may write waited its turn as long as SQLite's busy"
+                    " timeout (one opened inside another that may write?)"
+                ) from None
+            self._gated = True
         return self
 
     async def __aexit__(

@@ -13,8 +13,13 @@ import pytest
 from sqlalchemy import event, text
 
 from cuckoo_bot.persistence import uow as uow_module
-from cuckoo_bot.persistence.engine import SQLITE_BUSY_TIMEOUT_MS, async_url, make_engine
-from cuckoo_bot.persistence.uow import sql_uow_factory
+from cuckoo_bot.persistence.engine import (
+    SQLITE_BUSY_TIMEOUT_MS,
+    async_url,
+    make_engine,
+    write_gate,
+)
+from cuckoo_bot.persistence.uow import GateTimeout, sql_uow_factory
 from tests.integration.builders import CHAT_ID, chat
 
 
@@ -143,7 +148,7 @@ async def test_a_writer_waiting_for_its_own_turn_fails_as_sqlite_would(
     try:
         async with uows() as outer:
             await outer.chats.add(chat())
-            with pytest.raises(TimeoutError):
+            with pytest.raises(GateTimeout, match="waited its turn"):
                 async with uows():
                     pass
             async with uows(read_only=True) as reader:  # a reader never waits
@@ -153,3 +158,17 @@ async def test_a_writer_waiting_for_its_own_turn_fails_as_sqlite_would(
             assert await after.chats.get(CHAT_ID) is not None
     finally:
         await engine.dispose()
+
+
+async def test_every_engine_of_one_sqlite_file_shares_its_writers_turn(tmp_path: Path) -> None:
+    """Units of work made from an engine derived with other options, or after ``dispose``
+    (a new pool), take the same turn; PostgreSQL's writers take none (they lock rows)."""
+    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'gate.db'}")
+    gate = write_gate(engine)
+    try:
+        assert gate is not None
+        assert write_gate(engine.execution_options(isolation_level="SERIALIZABLE")) is gate
+    finally:
+        await engine.dispose()
+    assert write_gate(engine) is gate
+    assert write_gate(make_engine("postgresql+asyncpg://u@h/db")) is None
