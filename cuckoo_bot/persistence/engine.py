@@ -80,8 +80,8 @@ class _InlineSqlite(aiosqlite.Connection):
     aiosqlite runs every call on a thread of its own, and SQLAlchemy's adapter makes four calls
     a statement (cursor, execute, fetch, close): four trips through a queue, a futex and the
     loop's wake-up, with the GIL passed back and forth, for a statement whose own work takes
-    microseconds. Measured with ``benchmarks/cpu.py`` at 10 tables: 20.6-24.5 ms of CPU a
-    press through the thread, 16.0 ms inline. No kept library runs SQLite inline under
+    microseconds. Measured together with ``benchmarks/cpu.py`` at 10 tables: 23.3 ms of CPU a
+    press through the thread, 16.2 ms inline. No kept library runs SQLite inline under
     SQLAlchemy's asyncio, so this override of aiosqlite's one dispatch method does it; the
     thread is still started, idle but for the adapter's isolation-level call. A wait in SQLite
     would now hold the loop: this process's writers never meet in it (``write_gate``); another
