@@ -10,15 +10,14 @@ from cuckoo_bot.app.notices import Notice, NoticeKind, dump_payload, load_payloa
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.persistence.models import (
-    ChatRow,
     GameLogRow,
-    GameRow,
-    OutboxRow,
-    PlayerRow,
     StandingRow,
 )
 
 TURN_TIMEOUT = "turn_timeout"
+# What the ``*_from_row`` functions read, column by column, by name: a model's instance, a Core
+# row of its table's columns, or a table's part of a joined row (``store.Prefixed``).
+Columns = Any
 
 
 def settings_of(rules: HouseRules, turn_timeout: float | None) -> dict[str, Any]:
@@ -45,7 +44,7 @@ def chat_values(chat: Chat) -> dict[str, Any]:
     }
 
 
-def chat_from_row(row: ChatRow) -> Chat:
+def chat_from_row(row: Columns) -> Chat:
     return Chat(
         id=row.id,
         title=row.title,
@@ -73,7 +72,7 @@ def player_values(player: Player) -> dict[str, Any]:
     }
 
 
-def player_from_row(row: PlayerRow) -> Player:
+def player_from_row(row: Columns) -> Player:
     return Player(
         id=row.id,
         first_name=row.first_name,
@@ -142,7 +141,7 @@ def stored_seats(game: Game) -> tuple[tuple[int, int | None, int | None], ...]:
     return tuple((p, None, None) for p in game.seats)
 
 
-def game_from_row(row: GameRow, chat: ChatRow | None = None) -> Game:
+def game_from_row(row: Columns, chat: Columns | None = None) -> Game:
     turn_timeout = _turn_timeout(row.settings)
     game = Game(
         id=row.id,
@@ -211,7 +210,7 @@ def notice_values(notice: Notice, created_at: datetime) -> dict[str, Any]:
     }
 
 
-def notice_from_row(row: OutboxRow) -> Notice:
+def notice_from_row(row: Columns) -> Notice:
     kind = NoticeKind(row.kind)
     return Notice(
         kind=kind,

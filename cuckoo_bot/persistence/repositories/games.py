@@ -50,20 +50,33 @@ from cuckoo_bot.persistence.models import (
     GameRow,
     RoundRow,
 )
-from cuckoo_bot.persistence.repositories.store import Store, table_of
+from cuckoo_bot.persistence.repositories.store import Prefixed, Store, table_of
+
+_CHAT = "chat__"  # the chat's columns in a game's row, each under this prefix
+
+
+def _game_and_chat() -> Select[Any]:
+    """A game's columns and its chat's (``_CHAT`` before each name), in Core: a row of plain
+    values, without the ORM's loading (its identity map, its instances), which cost a read
+    about as much again as the statement itself."""
+    games, chats = table_of(GameRow), table_of(ChatRow)
+    return select(games, *[column.label(_CHAT + column.name) for column in chats.c]).outerjoin(
+        chats, chats.c.id == games.c.chat_id
+    )
+
+
+def _game(row: Any) -> Game:
+    """The game of a ``_game_and_chat`` row, with its chat if it has one."""
+    return game_from_row(row, Prefixed(row, _CHAT) if row.chat__id is not None else None)
 
 
 @cache
-def _getting(lock: bool) -> Select[GameRow, ChatRow]:
+def _getting(lock: bool) -> Select[Any]:
     """A game and its chat by the parameter ``game_id`` (locked: the game's row), built once:
     every press and every delivery asks it."""
-    query = (
-        select(GameRow, ChatRow)
-        .outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
-        .where(GameRow.id == bindparam("game_id"))
-        .execution_options(populate_existing=True)
-    )
-    return query.with_for_update(of=GameRow) if lock else query  # the chat's row stays unlocked
+    games = table_of(GameRow)
+    query = _game_and_chat().where(games.c.id == bindparam("game_id"))
+    return query.with_for_update(of=games) if lock else query  # the chat's row stays unlocked
 
 
 @cache
@@ -84,29 +97,21 @@ class SqlGames:
     def __init__(self, store: Store) -> None:
         self._s = store
 
-    def _select(self) -> Select[GameRow, ChatRow]:
-        return select(GameRow, ChatRow).outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
-
-    async def _one(self, query: Select[GameRow, ChatRow], lock: bool) -> Game | None:
+    async def _one(self, query: Select[Any], lock: bool) -> Game | None:
         if lock:
-            query = query.with_for_update(of=GameRow)  # the chat's row stays unlocked
-        result = await self._s.session.execute(query.execution_options(populate_existing=True))
-        found = result.first()
-        if found is None:
-            return None
-        game_row, chat_row = found
-        return game_from_row(game_row, chat_row)
+            query = query.with_for_update(of=table_of(GameRow))  # the chat's row stays unlocked
+        found = (await self._s.session.execute(query)).first()
+        return None if found is None else _game(found)
 
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
-        result = await self._s.session.execute(_getting(lock), {"game_id": game_id})
-        found = result.first()
-        if found is None:
-            return None
-        game_row, chat_row = found
-        return game_from_row(game_row, chat_row)
+        found = (await self._s.session.execute(_getting(lock), {"game_id": game_id})).first()
+        return None if found is None else _game(found)
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
-        query = self._select().where(GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES))
+        games = table_of(GameRow)
+        query = _game_and_chat().where(
+            games.c.chat_id == chat_id, games.c.status.in_(OPEN_STATUSES)
+        )
         return await self._one(query, lock)
 
     async def add(self, game: Game) -> Game:
@@ -238,13 +243,14 @@ class SqlGames:
         return [log_entry_from_row(row) for row in rows]
 
     async def finished_in_chat(self, chat_id: int, limit: int = 10) -> list[Game]:
+        games = table_of(GameRow)
         result = await self._s.session.execute(
-            self._select()
-            .where(GameRow.chat_id == chat_id, GameRow.status == "finished")
-            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            _game_and_chat()
+            .where(games.c.chat_id == chat_id, games.c.status == "finished")
+            .order_by(games.c.finished_at.desc(), games.c.id.desc())
             .limit(limit)
         )
-        return [game_from_row(row, chat) for row, chat in result.all()]
+        return [_game(row) for row in result.all()]
 
 
 class _LogWriter:

@@ -83,11 +83,11 @@ class SqlMessages:
         return [
             SentMessage(
                 notice=notice_from_row(row),
-                message_id=message_id or 0,
-                live_keys=keys,
-                newest=newest or 0,
+                message_id=row.m_message_id or 0,
+                live_keys=row.m_keys,
+                newest=row.m_newest or 0,
             )
-            for row, message_id, keys, newest in result.all()
+            for row in result.all()
         ]
 
     async def doubt(self, chat_id: int, since: int) -> None:

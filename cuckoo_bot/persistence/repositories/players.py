@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from sqlalchemy import (
     Select,
@@ -24,14 +25,15 @@ from cuckoo_bot.persistence.mapping import (
 from cuckoo_bot.persistence.models import (
     PlayerRow,
 )
-from cuckoo_bot.persistence.repositories.store import Store
+from cuckoo_bot.persistence.repositories.store import Store, table_of
 
 
 @cache
-def _players_in() -> Select[PlayerRow]:
+def _players_in() -> Select[Any]:
     """``get_many``'s query for the parameter ``ids`` (a list): built once, as every press
-    reads the players of its game."""
-    return select(PlayerRow).where(PlayerRow.id.in_(bindparam("ids", expanding=True)))
+    reads the players of its game. In Core: rows of plain values, no ORM loading."""
+    players = table_of(PlayerRow)
+    return select(players).where(players.c.id.in_(bindparam("ids", expanding=True)))
 
 
 class SqlPlayers:
@@ -39,13 +41,13 @@ class SqlPlayers:
         self._s = store
 
     async def get(self, player_id: PlayerId) -> Player | None:
-        row = await self._s.row(select(PlayerRow).where(PlayerRow.id == player_id))
-        return player_from_row(row) if row is not None else None
+        found = await self.get_many([player_id])
+        return found.get(player_id)
 
     async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]:
         if not player_ids:
             return {}
-        rows = await self._s.rows(_players_in(), {"ids": sorted(set(player_ids))})
+        rows = await self._s.session.execute(_players_in(), {"ids": sorted(set(player_ids))})
         return {row.id: player_from_row(row) for row in rows}
 
     async def upsert(self, player: Player) -> Player:

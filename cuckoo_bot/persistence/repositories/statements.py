@@ -25,7 +25,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import aliased
 from sqlalchemy.sql import Select
 
 from cuckoo_bot.app.notices import Delivered, NoticeKind
@@ -90,25 +89,32 @@ COLUMNS = ("chat_id", "message_id", "game_id", "kind", "sent_by", "shown", "keys
 @cache
 def sent_rows() -> Select[Any]:
     """A game's messages that later notices may edit (``SqlMessages.sent``), for the parameter
-    ``game_id``: built once, as every press asks it."""
-    m = MessageRow
+    ``game_id``: built once, as every press asks it. In Core: rows of plain values, without the
+    ORM's loading; the notice's columns under their own names, the message's after ``m_``."""
+    m = table_of(MessageRow).c
     game_id = bindparam("game_id", type_=BigInteger)
     newest_here = (
         select(func.max(m.shown))
         .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(EDITED))
         .group_by(m.kind, m.chat_id)
     )
-    other = aliased(MessageRow)
+    other = table_of(MessageRow).alias("other").c
     newest_in_chat = (
         select(func.max(other.message_id)).where(other.chat_id == m.chat_id).scalar_subquery()
     )
+    notices = table_of(OutboxRow)
     return (
-        select(OutboxRow, m.message_id, m.keys, newest_in_chat)
-        .join(OutboxRow, OutboxRow.id == m.shown)
+        select(
+            *notices.c,
+            m.message_id.label("m_message_id"),
+            m["keys"].label("m_keys"),  # ``m.keys`` is the collection's method
+            newest_in_chat.label("m_newest"),
+        )
+        .select_from(table_of(MessageRow).join(notices, notices.c.id == m.shown))
         .where(
             m.game_id == game_id,
             m.message_id.is_not(None),
-            or_(m.keys, m.shown.in_(newest_here)),
+            or_(m["keys"], m.shown.in_(newest_here)),
         )
         .order_by(m.shown)
     )

@@ -37,6 +37,19 @@ def dialect_insert(dialect: str, table: Any) -> Any:
     return sqlite.insert(table)
 
 
+class Prefixed:
+    """The columns of a Core row whose names begin with ``prefix``, by their names without it:
+    a joined table's part of the row, for the mapping functions, which read columns by name."""
+
+    __slots__ = ("_prefix", "_row")
+
+    def __init__(self, row: Any, prefix: str) -> None:
+        self._row, self._prefix = row, prefix
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._row, self._prefix + name)
+
+
 @dataclass(frozen=True)
 class Store:
     """What every repository of one unit of work shares."""
