@@ -1,4 +1,4 @@
-"""The engine: URL rewriting, and SQLite's pragmas and write lock."""
+"""The engine: URL rewriting, SQLite's pragmas and write lock, PostgreSQL's idle ping."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
 
+from cuckoo_bot.persistence import engine as engine_module
 from cuckoo_bot.persistence import uow as uow_module
 from cuckoo_bot.persistence.engine import (
     SQLITE_BUSY_TIMEOUT_MS,
@@ -172,3 +175,77 @@ async def test_every_engine_of_one_sqlite_file_shares_its_writers_turn(tmp_path:
         await engine.dispose()
     assert write_gate(engine) is gate
     assert write_gate(make_engine("postgresql+asyncpg://u@h/db")) is None
+
+
+# -- PostgreSQL: a pooled connection is pinged only after lying idle --------------------------
+
+
+async def _backend_pid(engine: Any) -> int:
+    async with engine.connect() as connection:
+        return int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+
+
+async def _terminate(server: Any, pid: int) -> None:
+    """Drop one connection from the server's side, as a restart or a network cut would."""
+    killer = make_engine(server, poolclass=NullPool)
+    try:
+        async with killer.connect() as connection:
+            await connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    finally:
+        await killer.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_postgres_connection_idle_long_enough_is_pinged_and_replaced_if_dropped(
+    postgres_migrated: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(postgres_migrated, pool_size=1)
+    pings: list[Any] = []
+    dialect = engine.sync_engine.dialect
+    ping = dialect.do_ping
+    monkeypatch.setattr(dialect, "do_ping", lambda c: pings.append(c) or ping(c))
+    try:
+        first = await _backend_pid(engine)
+        assert await _backend_pid(engine) == first and pings == []  # used moments ago: trusted
+        monkeypatch.setattr(engine_module, "PING_WHEN_IDLE_FOR", 0.0)
+        await asyncio.sleep(0.01)
+        assert await _backend_pid(engine) == first and len(pings) == 1  # idle: pinged, alive
+        await _terminate(postgres_migrated, first)
+        await asyncio.sleep(0.01)
+        # Dropped while idle: the ping fails, and the unit of work gets a new connection.
+        uow_factory = sql_uow_factory(engine)
+        async with uow_factory() as uow:
+            await uow.chats.get(CHAT_ID)
+        assert len(pings) == 2
+        assert await _backend_pid(engine) != first
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_postgres_connection_dropped_just_after_use_fails_once_then_all_are_new(
+    postgres_migrated: Any,
+) -> None:
+    """The price of trusting a connection used moments ago: if the server dropped it since,
+    the one statement that meets it fails as a disconnect (its update is answered "try
+    again"), and every connection of the pool is replaced before the next use."""
+    engine = make_engine(postgres_migrated, pool_size=2)
+    try:
+        async with engine.connect() as a, engine.connect() as b:  # two pooled connections
+            pids = {
+                int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+                for c in (a, b)
+            }
+        for pid in pids:
+            await _terminate(postgres_migrated, pid)
+        with pytest.raises(DBAPIError) as failed:
+            await _backend_pid(engine)
+        assert failed.value.connection_invalidated
+        async with engine.connect() as a, engine.connect() as b:
+            again = {
+                int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+                for c in (a, b)
+            }
+        assert again.isdisjoint(pids)
+    finally:
+        await engine.dispose()
