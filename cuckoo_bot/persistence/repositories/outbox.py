@@ -167,13 +167,17 @@ class SqlOutbox:
         return Elsewhere.of(rows.all(), since, paced_since)
 
     async def unprompted(self, game_id: int | None = None, limit: int = 50) -> list[int]:
-        found = await self._s.session.scalars(stalls.unprompted(game_id, limit))
+        found = await self._s.session.scalars(
+            stalls.unprompted(game_id is not None, limit), {"game_id": game_id}
+        )
         return [int(g) for g in found]
 
     async def untold(
         self, before: datetime, game_id: int | None = None, limit: int = 50
     ) -> list[Notice]:
-        found = await self._s.session.scalars(stalls.untold(before, game_id, limit))
+        found = await self._s.session.scalars(
+            stalls.untold(game_id is not None, limit), {"before": before, "game_id": game_id}
+        )
         return [notice_from_row(row) for row in found]
 
     async def mark(self, delivered: Sequence[Delivered]) -> None:
