@@ -233,8 +233,7 @@ async def test_a_postgres_connection_dropped_just_after_use_fails_once_then_all_
     try:
         async with engine.connect() as a, engine.connect() as b:  # two pooled connections
             pids = {
-                int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one())
-                for c in (a, b)
+                int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one()) for c in (a, b)
             }
         for pid in pids:
             await _terminate(postgres_migrated, pid)
@@ -243,8 +242,7 @@ async def test_a_postgres_connection_dropped_just_after_use_fails_once_then_all_
         assert failed.value.connection_invalidated
         async with engine.connect() as a, engine.connect() as b:
             again = {
-                int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one())
-                for c in (a, b)
+                int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one()) for c in (a, b)
             }
         assert again.isdisjoint(pids)
     finally:
