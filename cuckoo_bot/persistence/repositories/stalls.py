@@ -3,7 +3,7 @@ turn no message shows keys for (``unprompted``), round tables that never reached
 (``untold``), and second copies of a notice (``copies``). Each is asked now and then by the
 periodic sweep, never on a press; their repositories (``outbox.py``, ``messages.py``) run them.
 Each is built once (``cache``), its values bound at each run: building one again (its aliases
-and correlated subqueries) cost a sweep 4 ms of CPU, a thousand times the query itself.
+and correlated subqueries) cost a sweep 4 ms of CPU, where SQLite runs the query in 6 µs.
 """
 
 from __future__ import annotations
