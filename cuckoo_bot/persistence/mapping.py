@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player, Standing
-from cuckoo_bot.app.notices import Notice, NoticeKind, dump_payload, load_payload
+from cuckoo_bot.app.notices import Notice, NoticeKind, Payload, dump_payload, load_payload
 from cuckoo_bot.domain import codec
 from cuckoo_bot.domain.rules import HouseRules
+from cuckoo_bot.domain.state import GameState
+from cuckoo_bot.persistence.decoded import Decoded
 from cuckoo_bot.persistence.models import (
     GameLogRow,
     StandingRow,
@@ -18,6 +21,12 @@ TURN_TIMEOUT = "turn_timeout"
 # What the ``*_from_row`` functions read, column by column, by name: a model's instance, a Core
 # row of its table's columns, or a table's part of a joined row (``store.Prefixed``).
 Columns = Any
+
+# The games' states and the notices' payloads decoded lately (``decoded.py``): a game's by its
+# id, a notice's by its kind and id. Sized for the games one instance plays at once, and the
+# few notices of each that a press reads again (about 1.5 MB a hundred games).
+STATES: Decoded[GameState] = Decoded(512)
+PAYLOADS: Decoded[Payload] = Decoded(4096)
 
 
 def settings_of(rules: HouseRules, turn_timeout: float | None) -> dict[str, Any]:
@@ -153,7 +162,7 @@ def game_from_row(row: Columns, chat: Columns | None = None) -> Game:
         thread_id=row.thread_id,
         status=GameStatus(row.status),
         seats=list(row.seats),
-        state=codec.load_state(row.state) if row.state is not None else None,
+        state=STATES.get(row.id, row.state, codec.load_state) if row.state is not None else None,
         deadline=row.deadline,
         warn_at=row.warn_at,
         started_at=row.started_at,
@@ -216,7 +225,7 @@ def notice_from_row(row: Columns) -> Notice:
         kind=kind,
         chat_id=row.chat_id,
         game_id=row.game_id,
-        payload=load_payload(kind, row.payload),
+        payload=PAYLOADS.get((kind, row.id), row.payload, partial(load_payload, kind)),
         id=row.id,
         thread_id=row.thread_id,
         created_at=row.created_at,
