@@ -26,6 +26,11 @@ from cuckoo_bot.transport.requests import AnswersApart
 
 log = logging.getLogger(__name__)
 
+# Every message in HTML, without link previews (PTB fills them into each call).
+DEFAULTS = Defaults(
+    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+)
+
 
 def build_application(
     token: str, api_base_url: str, metrics: Metrics, limiter: ChatLimiter
@@ -47,11 +52,7 @@ def build_application(
         # The overall limit (30 a second) and a 429's wait, chat by chat (``flood.py``); a
         # group's budget is the courier's, which coalesces instead of queueing (``pacing.py``).
         .rate_limiter(limiter)
-        .defaults(
-            Defaults(
-                parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
-            )
-        )
+        .defaults(DEFAULTS)
         # Updates are handled side by side (each press is its own transaction on a locked game
         # row), a few per chat at most, so no chat's flood or rate limit holds back the others.
         .concurrent_updates(FairUpdates(metrics, 32))

@@ -164,12 +164,12 @@ class Lane:
         guess = keys and self.tools.maybe_shown(step.notice)
         await self.pace()
         self.fence()  # the pace may have taken a while
-        message = await self.tools.send(self.chat_id, step.notice, rendered, guess=guess)
+        message_id = await self.tools.send(self.chat_id, step.notice, rendered, guess=guess)
         self.sent()
-        self.done(step.notice, message.message_id, keys)
+        self.done(step.notice, message_id, keys)
         self._folded(step.folded)
         if guess or self.suspect or self.tools.doubted(self.chat_id):
-            await orphans.clear(self, step.notice.id, below=message.message_id)
+            await orphans.clear(self, step.notice.id, below=message_id)
 
     async def _unchanged(self, step: Unchanged) -> None:
         rendered = self.render(step.notice, Show.OWN, step.folded)

@@ -7,7 +7,6 @@ from collections.abc import Collection, Iterable
 from datetime import datetime
 
 from cachetools import LRUCache
-from telegram import Message
 
 from cuckoo_bot.app import shown
 from cuckoo_bot.app.deps import Deps
@@ -105,9 +104,7 @@ class Tools:
         self._doubted[chat_id] = min(self._doubted.get(chat_id, notice_id), notice_id)
         await shown.doubt(self.deps, chat_id, notice_id)
 
-    async def send(
-        self, chat_id: int, notice: Notice, rendered: Rendered, *, guess: bool
-    ) -> Message:
+    async def send(self, chat_id: int, notice: Notice, rendered: Rendered, *, guess: bool) -> int:
         """Send ``notice``. ``guess``: another process (a previous life, an instance that died)
         may have shown it already, keys and all. Then the chat's doubt is written before the
         call, so that dying after Telegram answers leaves one, and the message is recorded the
@@ -116,10 +113,10 @@ class Tools:
         search for a lost one reaches (one statement each, on crash paths only)."""
         if guess:
             await self.doubt(chat_id, notice.id)
-        message = await self.calls.send(notice, rendered)
+        message_id = await self.calls.send(notice, rendered)
         if guess:
-            await shown.record(self.deps, Delivered(notice.id, message.message_id, True))
-        return message
+            await shown.record(self.deps, Delivered(notice.id, message_id, True))
+        return message_id
 
     def learn_doubts(self, doubts: dict[int, int]) -> None:
         """The chats in doubt as the store has them (read at every sweep)."""

@@ -10,9 +10,10 @@ import contextlib
 import random
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
@@ -38,6 +39,7 @@ from cuckoo_bot.domain.cards import Card
 from cuckoo_bot.domain.rules import HouseRules
 from cuckoo_bot.i18n.translator import Translator
 from cuckoo_bot.transport import keydata
+from cuckoo_bot.transport.bot import DEFAULTS
 from cuckoo_bot.transport.delivery import Courier
 from cuckoo_bot.transport.delivery import courier as courier_module
 from cuckoo_bot.transport.delivery.calls import Calls, Unreachable
@@ -490,7 +492,7 @@ class HeldCalls(Calls):
         self.chat_id = chat_id
         self.gate = asyncio.Event()
 
-    async def send(self, notice: Notice, rendered: Rendered) -> Message:
+    async def send(self, notice: Notice, rendered: Rendered) -> int:
         if notice.chat_id == self.chat_id:
             await self.gate.wait()
         return await super().send(notice, rendered)
@@ -680,7 +682,7 @@ async def test_an_instance_killed_right_after_showing_a_prompt_it_took_over_leav
     two = Courier(table.deps, bot, Renderer(Translator()), budget, PrivatePacer(0))
     shown = two.tools.calls.send
 
-    async def killed_after(notice: Notice, rendered: Rendered) -> Message:
+    async def killed_after(notice: Notice, rendered: Rendered) -> int:
         await shown(notice, rendered)
         raise asyncio.CancelledError  # SIGKILL: Telegram showed it, nothing more happens
 
@@ -921,7 +923,7 @@ class SlowCalls(HeldCalls):
         super().__init__(bot, chat_id)
         self.clock = clock
 
-    async def send(self, notice: Notice, rendered: Rendered) -> Message:
+    async def send(self, notice: Notice, rendered: Rendered) -> int:
         sent = await super().send(notice, rendered)
         self.clock.advance(1.1)
         return sent
@@ -1032,7 +1034,7 @@ class RenewingCalls(Calls):
         self.clock = clock
         self.courier = courier
 
-    async def send(self, notice: Notice, rendered: Rendered) -> Message:
+    async def send(self, notice: Notice, rendered: Rendered) -> int:
         sent = await super().send(notice, rendered)
         self.clock.advance(1.5)
         await self.courier.renew()
@@ -1130,3 +1132,44 @@ async def _join_read_before_the_mark(
     joined.batch.sent = [s for s in joined.batch.sent if s.message_id != lobby_message]
     await table.courier.deliver(joined.batch)
     return [m for m in table.fake.messages(GROUP) if m.from_bot]
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+async def test_calls_send_what_ptbs_methods_send(fake: FakeBotApi, quiet: bool) -> None:
+    """The courier's sends and edits skip PTB's parsing of Telegram's answer (``Calls._post``),
+    not any of what PTB's ``send_message`` and ``edit_message_text`` put in the call: the
+    bot's defaults (HTML, no link preview), the keys, the thread, the sound, the effect, the
+    reply. Each is made both ways; Telegram receives the same parameters."""
+    clock = FakeClock()
+    fake.world.clock = lambda: clock.now().timestamp()
+    async with ExtBot(TOKEN, base_url=fake.base_url, defaults=DEFAULTS) as client:
+        calls = Calls(client)
+        keys = InlineKeyboardMarkup([[InlineKeyboardButton("Keep", callback_data="k")]])
+        rendered = Rendered("<b>7♠</b> https://example.org", keys, quiet=quiet, effect=None)
+        notice = Notice(NoticeKind.ANSWER, 5, AnswerNote("x"))
+        first = await client.send_message(
+            5, rendered.text, reply_markup=keys, disable_notification=quiet
+        )
+        clock.advance(2)  # Telegram's pace for a private chat
+        second = await calls.send(notice, rendered)
+        assert second == first.message_id + 1
+        group = Notice(NoticeKind.ANSWER, GROUP, AnswerNote("x"), thread_id=None)
+        replying = replace(rendered, reply_to=first.message_id)
+        await client.send_message(
+            GROUP,
+            rendered.text,
+            reply_markup=keys,
+            disable_notification=quiet,
+            reply_parameters=ReplyParameters(first.message_id, allow_sending_without_reply=True),
+        )
+        clock.advance(2)
+        await calls.send(group, replying)
+        await client.edit_message_text("<i>after</i>", 5, second, reply_markup=keys)
+        clock.advance(2)
+        assert await calls.edit(5, second, Rendered("<i>again</i>", keys))
+    sends = [c.params for c in fake.calls("sendMessage")]
+    assert sends[0] == sends[1] and sends[2] == sends[3], sends
+    assert sends[0]["parse_mode"] == "HTML" and sends[0]["link_preview_options"]
+    edits = [dict(c.params, text=None) for c in fake.calls("editMessageText")]
+    assert edits[0] == edits[1], edits
+    assert [m.text for m in fake.dm(5)][-1] == "again"
