@@ -56,18 +56,29 @@ class Hub(Generic[T]):
                 self._games.pop(game_id, None)
 
     def changed(self, game_ids: frozenset[int] | None) -> None:
-        """``game_ids`` changed (None: any may have; after the listener reconnected)."""
-        ids = self._games.keys() if game_ids is None else game_ids
-        for game_id in list(ids):
-            game = self._games.get(game_id)
-            if game is None:
-                continue
-            game.generation += 1
-            for wake in game.watchers:
-                wake.set()
+        """``game_ids`` changed (None: any may have; after the listener reconnected). A watched
+        game's read starts here, before its watchers wake: they find it made (on SQLite a read
+        never waits) and send at their first turn of the event loop. Left to the first watcher
+        to ask, the read began only after the wake-up's own turns, and a page's push waited
+        about five turns of a loop that, twenty games pressing at once, each took tens of ms."""
         for game_id in list(self._reading if game_ids is None else game_ids):
             # A read under way may have begun before the change: the next asker starts anew.
             self._reading.pop(game_id, None)
+        ids = self._games.keys() if game_ids is None else game_ids
+        woken = [(game_id, game) for game_id in list(ids) if (game := self._games.get(game_id))]
+        for game_id, game in woken:
+            game.generation += 1
+            if self.hearing():
+                game.read = (game.generation, self._now(game_id))
+        for _, game in woken:
+            for wake in game.watchers:
+                wake.set()
+
+    def wake_all(self) -> None:
+        """Every watcher woken, nothing changed (shutting down: the streams end)."""
+        for game in self._games.values():
+            for wake in game.watchers:
+                wake.set()
 
     async def latest(self, game_id: int) -> T:
         """The game as read since its latest change: one read shared by every caller."""
@@ -83,15 +94,23 @@ class Hub(Generic[T]):
     def _now(self, game_id: int) -> asyncio.Task[T]:
         """A read of ``game_id`` starting now, or the one that started since the last change."""
         task = self._reading.get(game_id)
-        if task is None:
+        if task is None or _failed(task):  # (a failed read's callbacks may not have run yet)
             task = asyncio.get_running_loop().create_task(self._read(game_id))
             self._reading[game_id] = task
             task.add_done_callback(lambda done: self._forget(game_id, done))
+            task.add_done_callback(_seen)
         return task
 
     def _forget(self, game_id: int, done: asyncio.Task[T]) -> None:
         if self._reading.get(game_id) is done:
             del self._reading[game_id]
+
+
+def _seen(task: asyncio.Task[T]) -> None:
+    """A read's failure is its askers' to see; one made at a change that nobody asked for
+    before the watchers left is not reported as an exception never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _failed(task: asyncio.Task[T]) -> bool:

@@ -86,6 +86,7 @@ class TableApi:
         """At shutdown: every event stream ends now (its page reconnects to another
         instance, or to this one once it is back)."""
         self._closing.set()
+        self.hub.wake_all()
 
     async def stop(self) -> None:
         self.close_streams()

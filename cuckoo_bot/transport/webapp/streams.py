@@ -89,7 +89,7 @@ class Streams:
                         first = False
                     woken = await self._woken(wake, request)
                     if woken is None:
-                        break  # the page went away: its slot is free at once
+                        break  # the page went away (its slot is free at once), or shutdown
                     if not woken:
                         await send(response, b": ping\n\n")
                         continue
@@ -108,27 +108,24 @@ class Streams:
         return response
 
     async def _woken(self, wake: asyncio.Event, request: web.Request) -> bool | None:
-        """Wait for the game's next change (True), shutdown (True), a ping's time (False), or
-        the page going away (None: aiohttp does not cancel a handler whose client left, so
-        the connection is looked at every ``GONE_EVERY``)."""
+        """Wait for the game's next change (True), a ping's time (False), the page going away
+        (None: aiohttp does not cancel a handler whose client left, so the connection is
+        looked at every ``GONE_EVERY``) or shutdown (None: the hub wakes every watcher).
+        The stream's own task waits on the event: a change wakes it at the loop's next turn
+        (a task per thing awaited, and ``asyncio.wait`` over them, took three more)."""
         loop = asyncio.get_running_loop()
         ping = loop.time() + PING_EVERY
-        closing = asyncio.ensure_future(self.access.closing.wait())
-        woken = asyncio.ensure_future(wake.wait())
-        try:
-            while True:
-                left = ping - loop.time()
-                done, _ = await asyncio.wait(
-                    {closing, woken},
-                    timeout=min(GONE_EVERY, max(left, 0)),
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                if done:
-                    return True
-                if request.transport is None or request.transport.is_closing():
-                    return None
-                if left <= GONE_EVERY:
-                    return False
-        finally:
-            closing.cancel()
-            woken.cancel()
+        while True:
+            left = ping - loop.time()
+            try:
+                async with asyncio.timeout(min(GONE_EVERY, max(left, 0))):
+                    await wake.wait()
+                return None if self.access.closing.is_set() else True
+            except TimeoutError:
+                pass
+            if self.access.closing.is_set():
+                return None
+            if request.transport is None or request.transport.is_closing():
+                return None
+            if left <= GONE_EVERY:
+                return False
