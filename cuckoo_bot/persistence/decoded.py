@@ -1,11 +1,13 @@
 """What was decoded from the store's JSON, kept while that JSON is unchanged.
 
-A press reads its game's state and the notices of the messages later notices may edit; most of
-them are what the previous press read. Decoding them into the domain's values (``codec.load``:
-a dataclass a field at a time) cost more than reading them. Their JSON comes back from the
-database as plain data at every read, so the store is still asked each time and stays the
-truth: a kept value is used only while the JSON read now equals the JSON it was decoded from
-(a dict's equality, in C: about 3 µs for a state of six seats, against 260 µs to decode it).
+A press reads its game's state, which the previous press wrote, and the notices of the
+messages later notices may edit, most of which an earlier press wrote or read. Decoding them
+into the domain's values (``codec.load``: a dataclass a field at a time) cost more than reading
+them. What this process writes is kept as it writes it, what it reads as it decodes it. Their
+JSON comes back from the database as plain data at every read, so the store is still asked
+each time and stays the truth: a kept value is used only while the JSON read now equals the
+JSON it was kept with (a dict's equality, in C: about 3 µs for a state of six seats, against
+260 µs to decode it).
 
 Only immutable values may be kept (the domain's frozen dataclasses and tuples): the caller
 receives the very value another caller received. No library keeps a value by a key and checks
@@ -40,6 +42,13 @@ class Decoded(Generic[V]):
         value = decode(data)
         self._kept[key] = (data, value)
         return value
+
+    def keep(self, key: Hashable, data: Any, value: V) -> None:
+        """``value``, written now as ``data``: read back as that JSON, it is ``value`` (the
+        codec's round trip is exact). Kept whether or not the write commits: a read compares
+        the JSON it finds, so a state another instance wrote, or the one left by a rollback,
+        is decoded."""
+        self._kept[key] = (data, value)
 
     def clear(self) -> None:
         self._kept.clear()

@@ -22,11 +22,12 @@ TURN_TIMEOUT = "turn_timeout"
 # row of its table's columns, or a table's part of a joined row (``store.Prefixed``).
 Columns = Any
 
-# The games' states and the notices' payloads decoded lately (``decoded.py``): a game's by its
-# id, a notice's by its kind and id. Sized for the games one instance plays at once, and the
-# few notices of each that a press reads again (about 1.5 MB a hundred games).
-STATES: Decoded[GameState] = Decoded(512)
-PAYLOADS: Decoded[Payload] = Decoded(4096)
+# The games' states and the notices' payloads written or decoded lately (``decoded.py``): a
+# game's by its id, a notice's by its kind and id. Sized for more games than one token can keep
+# busy at once (ten presses a second: 30 to 60 games at a human pace), each with the dozen or
+# so notices a press reads again: about 15 KB a state of six seats, a few KB a notice.
+STATES: Decoded[GameState] = Decoded(128)
+PAYLOADS: Decoded[Payload] = Decoded(1024)
 
 
 def settings_of(rules: HouseRules, turn_timeout: float | None) -> dict[str, Any]:

@@ -89,3 +89,31 @@ def test_a_notice_read_again_with_another_payload_is_decoded_again() -> None:
     first = notice_from_row(row(1))
     assert notice_from_row(row(1)).payload is first.payload
     assert notice_from_row(row(2)).payload == TurnView(round=2, turn=1, actor=7, options=())
+
+
+async def test_a_state_this_process_wrote_is_read_back_as_written_unless_rolled_back(
+    uow_factory: UnitOfWorkFactory,
+) -> None:
+    rng = random.Random(5)
+    game = lobby()
+    start(game, START)
+    async with uow_factory() as uow:
+        await seed(uow)
+        await uow.games.add(game)
+        await uow.commit()
+    assert game.state is not None
+    step(game, choose(game.state, rng), START)
+    async with uow_factory() as uow:
+        await uow.games.save(game)
+        await uow.commit()
+    async with uow_factory(read_only=True) as uow:
+        read = await uow.games.get(game.id)
+    assert read is not None and read.state is game.state  # not decoded: kept as written
+
+    committed = game.state
+    step(game, choose(game.state, rng), START)
+    async with uow_factory() as uow:
+        await uow.games.save(game)  # written, then rolled back
+    async with uow_factory(read_only=True) as uow:
+        read = await uow.games.get(game.id)
+    assert read is not None and read.state == committed != game.state

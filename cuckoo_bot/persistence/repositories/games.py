@@ -35,6 +35,7 @@ from cuckoo_bot.domain.events import (
 )
 from cuckoo_bot.persistence.mapping import (
     GAME_COLUMNS,
+    STATES,
     game_from_row,
     game_values,
     log_entry_from_row,
@@ -126,7 +127,8 @@ class SqlGames:
 
     async def save(self, game: Game) -> None:
         log_seq = game.stored_log_seq + len(game.new_log)
-        values = {f"v_{name}": value for name, value in game_values(game).items()}
+        columns = game_values(game)
+        values = {f"v_{name}": value for name, value in columns.items()}
         matched = await self._s.rowcount(
             _saving(),
             {
@@ -139,6 +141,8 @@ class SqlGames:
         )
         if matched != 1:
             raise ConcurrentUpdate(game.id)
+        if game.state is not None:  # the next press reads it back
+            STATES.keep(game.id, columns["state"], game.state)
         game.version += 1
         await self._written(game)
 

@@ -18,6 +18,7 @@ from sqlalchemy import (
 
 from cuckoo_bot.app.notices import Delivered, Elsewhere, Notice
 from cuckoo_bot.persistence.mapping import (
+    PAYLOADS,
     notice_from_row,
     notice_values,
 )
@@ -52,9 +53,12 @@ class SqlOutbox:
         # one statement a row).
         adding = insert(rows).returning(rows.c.id)
         result = await self._s.session.execute(adding, values)
-        for notice, new_id in zip(notices, sorted(result.scalars().all()), strict=True):
+        for notice, new_id, row in zip(
+            notices, sorted(result.scalars().all()), values, strict=True
+        ):
             notice.id = new_id
             notice.created_at = notice.created_at or now
+            PAYLOADS.keep((notice.kind, new_id), row["payload"], notice.payload)
 
     async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
         now = self._s.now()

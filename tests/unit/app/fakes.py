@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,8 @@ from cuckoo_bot.app.notices import (
     Notice,
     NoticeKind,
     SentMessage,
+    dump_payload,
+    load_payload,
 )
 from cuckoo_bot.app.notices.message import Message
 from cuckoo_bot.app.ports import (
@@ -293,6 +296,11 @@ class FakeOutbox:
     async def add_many(self, notices: Sequence[Notice]) -> None:
         now = self.now()
         for notice in notices:
+            # As strict as the store: a payload must come back from its JSON as it went in
+            # (the store keeps what it writes as the value it will read: ``decoded.py``).
+            data = json.loads(json.dumps(dump_payload(notice.payload)))
+            back = load_payload(notice.kind, data)
+            assert back == notice.payload, f"{notice.kind}: {notice.payload!r} came back {back!r}"
             notice.id = self.w.next_id
             notice.created_at = notice.created_at or now
             self.w.next_id += 1
