@@ -26,7 +26,9 @@ V = TypeVar("V")
 
 class Decoded(Generic[V]):
     """Values decoded from JSON data, by a key that names where the data was read (a game's
-    id, a notice's id), at most ``size`` of them, the least recently read dropped first."""
+    id, a notice's id), at most ``size`` of them, the least recently read dropped first.
+    ``hits`` and ``misses`` count the reads that found a value kept and those that decoded
+    (``docs/development.md`` has what a demo game found)."""
 
     def __init__(self, size: int) -> None:
         self._kept: LRUCache[Hashable, tuple[Any, V]] = LRUCache(size)
@@ -49,6 +51,3 @@ class Decoded(Generic[V]):
         the JSON it finds, so a state another instance wrote, or the one left by a rollback,
         is decoded."""
         self._kept[key] = (data, value)
-
-    def clear(self) -> None:
-        self._kept.clear()

@@ -32,7 +32,7 @@ def test_a_kept_value_is_given_back_only_for_equal_data() -> None:
     assert decoded.get(2, [1, 3], decode) == (1, 3)  # the same data under another key: decoded
     decoded.get(3, [9], decode)  # the least recently read (key 1) is dropped
     assert decoded.get(1, [1, 3], decode) == (1, 3)
-    assert len(made) == 5
+    assert len(made) == 5 and (decoded.hits, decoded.misses) == (1, 5)
 
 
 async def test_a_state_written_behind_the_process_back_is_read_as_stored(
