@@ -8,11 +8,6 @@ an update is confirmed only when it and every one before it have been handled (a
 A process killed mid-update gets it again on its next start; ``processed_updates`` makes an
 update that was in fact handled a no-op, so every tap takes effect exactly once. PTB has no
 such mode (its ``Updater`` cannot hold back the offset), hence this loop.
-
-While updates are in hand, every poll answers at once, with them (they are not confirmed) and
-whatever came since: so the poller asks again as soon as one of them is done (a confirmation
-may be due, and a tap may be waiting), at most every ``GAP``, and after ``HOLD`` at the latest.
-Only the updates not in hand are read into PTB's objects.
 """
 
 from __future__ import annotations
@@ -28,11 +23,7 @@ from telegram.ext import Application
 
 log = logging.getLogger(__name__)
 
-HOLD = 0.5  # seconds at most between two polls while updates are in hand
-# Seconds at least between two polls while updates are in hand: handlers ending together are
-# heard in one poll. A tap sent during a burst waits for the next poll: for the first update
-# in hand to be done, and this long at least, instead of for every one of them.
-GAP = 0.02
+HOLD = 0.5  # seconds to wait for the updates in hand before asking Telegram again
 # An update still in hand after this long (a stuck handler) no longer holds back the offset,
 # so it can never keep the chats behind it from being heard.
 GIVE_UP = 30.0
@@ -93,17 +84,16 @@ class Poller:
                 delay = min(delay * 2, 30.0)
                 continue
             delay = 1.0
-            asked = loop.time()
+            now = loop.time()
             for update in updates:
+                if self._next is not None and update.update_id < self._next:
+                    continue  # in hand already, or handled and not yet confirmed
                 self._next = update.update_id + 1
                 task = loop.create_task(handle(self.application, update))
-                self._in_hand[update.update_id] = (task, asked)
+                self._in_hand[update.update_id] = (task, now)
             if self._in_hand:
                 tasks = [task for task, _ in self._in_hand.values()]
-                await asyncio.wait(tasks, timeout=HOLD, return_when=asyncio.FIRST_COMPLETED)
-                rest = asked + GAP - loop.time()
-                if rest > 0:
-                    await asyncio.sleep(rest)
+                await asyncio.wait(tasks, timeout=HOLD)
             self._settle(loop.time())
 
     def stop(self) -> None:
@@ -122,10 +112,13 @@ class Poller:
             with contextlib.suppress(TelegramError):
                 await self.application.bot.get_updates(offset=self.offset, limit=1, timeout=0)
 
-    async def _poll(self, wait: int) -> list[Update] | None:
-        """The updates not taken yet, or None once ``stop`` was called (the call under way is
-        left)."""
-        poll = asyncio.ensure_future(self._updates(wait))
+    async def _poll(self, wait: int) -> tuple[Update, ...] | None:
+        """The next updates, or None once ``stop`` was called (the call under way is left)."""
+        poll = asyncio.ensure_future(
+            self.application.bot.get_updates(
+                offset=self.offset, timeout=wait, allowed_updates=self.allowed_updates
+            )
+        )
         stopping = asyncio.ensure_future(self._stop.wait())
         try:
             await asyncio.wait({poll, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -136,28 +129,7 @@ class Poller:
             with contextlib.suppress(asyncio.CancelledError, TelegramError):
                 await poll
             return None
-        updates: list[Update] = poll.result()
-        return updates
-
-    async def _updates(self, wait: int) -> list[Update]:
-        """``getUpdates`` as PTB's ``Bot.get_updates`` makes it (its request path, the read
-        timeout lengthened by the poll's ``wait``), but only the updates not taken yet are read
-        into PTB's objects: while updates are in hand, each poll brings them back, and reading
-        a tap's update costs about as much as the poll itself. PTB's public method reads every
-        update it gets, hence its ``_post``, as ``Calls._post`` (PTB is pinned by the lock
-        file)."""
-        bot = self.application.bot
-        data = {"offset": self.offset, "timeout": wait, "allowed_updates": self.allowed_updates}
-        read = (bot._request[0].read_timeout or 0) + wait  # getUpdates' own request, as PTB
-        found = await bot._post("getUpdates", data, read_timeout=read)
-        taken = self._next
-        updates = []
-        for raw in found:
-            if taken is not None and raw["update_id"] < taken:
-                continue  # in hand already, or handled and not yet confirmed
-            update = Update.de_json(raw, bot)
-            bot.insert_callback_data(update)
-            updates.append(update)
+        updates: tuple[Update, ...] = poll.result()
         return updates
 
     def _settle(self, now: float) -> None:

@@ -14,13 +14,12 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes, TypeHandler
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.bootstrap import assemble
 from cuckoo_bot.i18n.translator import Translator
-from cuckoo_bot.transport import intake
 from fakebotapi import FakeBotApi
 from tests.support.demo import polling
 from tests.unit.app.fakes import FakeClock, FakeUnitOfWorkFactory, World
 
 TOKEN = "782:intake-test-token-0123456789abcdef"
-ANN, BOB, CAT = 1, 2, 3
+ANN = 1
 
 
 async def test_an_update_is_confirmed_only_once_it_and_those_before_it_are_handled() -> None:
@@ -54,49 +53,4 @@ async def test_an_update_is_confirmed_only_once_it_and_those_before_it_are_handl
             await fake.wait_for(lambda: fake.call_count("getUpdates") >= polls + 2, 10)
             assert [u["message"]["text"] for u in fake.pending_updates()] == ["/slow", "/rules"]
             release.set()
-            await fake.wait_for(lambda: not fake.pending_updates(), 5)
-
-
-async def test_a_tap_sent_while_updates_are_in_hand_is_fetched_once_one_of_them_is_done(
-    monkeypatch: Any,
-) -> None:
-    """While updates are in hand every poll brings them back, so the poller asks again only
-    when one is done (or after ``HOLD``). It asks at the first one done, not at the last: with
-    ``HOLD`` made longer than the test, a tap sent while two updates are held is handled once
-    one of them is let go, the other still held (and still unconfirmed)."""
-    monkeypatch.setattr(intake, "HOLD", 600.0)
-    gates = {"/slow": asyncio.Event(), "/hold": asyncio.Event()}
-    held = {text: asyncio.Event() for text in gates}
-
-    async def slow(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        text = update.message.text if update.message else ""
-        if text in gates:
-            held[text].set()
-            await gates[text].wait()
-            raise ApplicationHandlerStop
-
-    async with FakeBotApi(token=TOKEN, bot_username="cuckoo_intake_bot") as fake:
-        for user, name in ((ANN, "Ann"), (BOB, "Bob"), (CAT, "Cat")):
-            fake.add_user(user, name, started=True)
-        deps = Deps(uow=FakeUnitOfWorkFactory(World()), rng=random.Random(1), clock=FakeClock())
-        app: Any = assemble(
-            TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0
-        )
-        app.add_handler(TypeHandler(Update, slow), group=-1)
-        async with polling(app):
-            fake.user_sends(ANN, ANN, "/slow")
-            fake.user_sends(BOB, BOB, "/hold")  # in the same poll's answer
-            async with asyncio.timeout(5):
-                await asyncio.gather(*(event.wait() for event in held.values()))
-            polls = fake.call_count("getUpdates")
-            fake.user_sends(CAT, CAT, "/rules")  # waits at Telegram: both are held
-            gates["/hold"].set()
-            await fake.wait_for_message(CAT, "the rules", timeout=5)
-            assert fake.call_count("getUpdates") <= polls + 3  # asked again, not in a loop
-            assert [u["message"]["text"] for u in fake.pending_updates()] == [
-                "/slow",
-                "/hold",
-                "/rules",
-            ]
-            gates["/slow"].set()
             await fake.wait_for(lambda: not fake.pending_updates(), 5)
