@@ -58,7 +58,7 @@ async def best(call: Callable[[int], Awaitable[Any]], count: int, rounds: int) -
 
 
 async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, float]:
-    """µs of CPU per statement (and per empty unit of work) at each layer, by its name."""
+    """µs of CPU per statement, and per unit of work with one read, at each layer, by name."""
     now = datetime.now(UTC)
     rows = table_of(OutboxRow)
     figures: dict[str, float] = {}

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cuckoo_bot.transport import logfields
+from cuckoo_bot.transport.timers import ONE_AT_A_TIME
 
 
 class Redacting(logging.Formatter):
@@ -51,10 +52,6 @@ class JsonLines(Redacting):
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
         return self.redact(json.dumps(entry, ensure_ascii=False))
-
-
-# The bot's repeating jobs (``timers.py``), as APScheduler names them in its log lines.
-ONE_AT_A_TIME = ("sweeper", "renewer")
 
 
 class OverlapsAreNormal(logging.Filter):

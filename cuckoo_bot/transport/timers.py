@@ -17,6 +17,9 @@ from telegram.ext import ContextTypes, JobQueue
 
 log = logging.getLogger(__name__)
 
+SWEEPER, RENEWER = "sweeper", "renewer"  # the repeating jobs, by their names in the log
+ONE_AT_A_TIME = (SWEEPER, RENEWER)  # a run is skipped while the one before still runs
+
 
 class Clockwork(Protocol):
     """What the timers run (``upkeep.Upkeep``)."""
@@ -45,10 +48,10 @@ class Timers:
         self.work = work
         if self.job_queue is not None:
             self.job_queue.run_repeating(
-                self._sweep, interval=self.sweep_every, first=self.sweep_every, name="sweeper"
+                self._sweep, interval=self.sweep_every, first=self.sweep_every, name=SWEEPER
             )
             self.job_queue.run_repeating(
-                self._renew, interval=self.renew_every, first=self.renew_every, name="renewer"
+                self._renew, interval=self.renew_every, first=self.renew_every, name=RENEWER
             )
 
     def arm(self, game_id: int, deadline: datetime) -> None:
