@@ -135,16 +135,22 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
 async def run(postgres_url: str | None, count: int, rounds: int) -> dict[str, float]:
     if postgres_url:
         url = await fresh_postgres(postgres_url, "cuckoo_layers")
-    else:
-        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='cuckoo-layers-')) / 'layers.db'}"
+        try:
+            return await _measured(url, count, rounds)
+        finally:
+            await drop_postgres(postgres_url, make_url(url).database or "")
+    with tempfile.TemporaryDirectory() as folder:  # the file goes with the run
+        url = f"sqlite:///{Path(folder) / 'layers.db'}"
         await migrate.upgrade(url)
+        return await _measured(url, count, rounds)
+
+
+async def _measured(url: str, count: int, rounds: int) -> dict[str, float]:
     engine = make_engine(url)
     try:
         return await measure(engine, count, rounds)
     finally:
         await engine.dispose()
-        if postgres_url:
-            await drop_postgres(postgres_url, make_url(url).database or "")
 
 
 def main() -> None:
