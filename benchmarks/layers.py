@@ -10,6 +10,8 @@ as the courier makes after every call), is run on one connection of a throwaway 
 - ``AsyncConnection.execute``: without the ORM's session;
 - ``AsyncConnection.exec_driver_sql``: the SQL already compiled, parameters in the driver's order
   (SQLAlchemy's execution context and asyncio adapter still in between);
+- on SQLite, the bot's own path (``persistence/direct.py``: the statement compiled once, run on
+  ``sqlite3`` with its types' processors and the cursor listeners told);
 - the driver alone: ``sqlite3``'s cursor (the connection the bot runs inline on the loop's
   thread) or asyncpg's ``execute`` (its prepared statement), on the same connection.
 
@@ -38,7 +40,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence import migrate
-from cuckoo_bot.persistence.engine import make_engine
+from cuckoo_bot.persistence.direct import InlineSqlite
+from cuckoo_bot.persistence.engine import inline_sqlite, make_engine
 from cuckoo_bot.persistence.models import OutboxRow
 from cuckoo_bot.persistence.repositories.statements import marking
 from cuckoo_bot.persistence.repositories.store import table_of
@@ -80,6 +83,7 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
         compiled = marking().compile(dialect=engine.dialect)
         sql, order = str(compiled), compiled.positiontup or []
         driver: Any = (await connection.get_raw_connection()).driver_connection
+        raw = inline_sqlite(driver)
         dialect = engine.dialect.name
         at: Any = now.isoformat(sep=" ") if dialect == "sqlite" else now  # as stored
 
@@ -87,8 +91,8 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
             return tuple({**values(n), "at": at}[name] for name in order)
 
         async def in_driver(n: int) -> None:
-            if dialect == "sqlite":
-                cursor = driver._conn.cursor()  # sqlite3's own, as the bot runs it inline
+            if raw is not None:
+                cursor = raw.cursor()  # sqlite3's own, as the bot runs it inline
                 cursor.execute(sql, ordered(n))
                 cursor.close()
             else:
@@ -102,6 +106,15 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
             ),
             "the driver alone": in_driver,
         }
+        if raw is not None:
+            sync = connection.sync_connection
+            assert sync is not None
+            direct = InlineSqlite(raw, sync)
+
+            async def bots_direct(n: int) -> None:
+                direct.write(marking(), values(n))
+
+            layers["the bot's direct path (direct.py)"] = bots_direct
         for name, call in layers.items():
             figures[f"statement: {name}"] = await best(call, count, rounds)
         await session.commit()
@@ -116,12 +129,13 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
         driver = (await connection.get_raw_connection()).driver_connection
         assert driver is not None
 
+        inline = inline_sqlite(driver)
+
         async def drivers_unit(n: int) -> None:
-            if dialect == "sqlite":
-                raw = driver._conn
-                raw.execute("BEGIN IMMEDIATE")
-                raw.execute("SELECT * FROM players WHERE id IN (?)", (n,)).fetchall()
-                raw.execute("COMMIT")
+            if inline is not None:
+                inline.execute("BEGIN IMMEDIATE")
+                inline.execute("SELECT * FROM players WHERE id IN (?)", (n,)).fetchall()
+                inline.execute("COMMIT")
             else:
                 async with driver.transaction():
                     await driver.fetch("SELECT * FROM players WHERE id = ANY($1)", [n])

@@ -15,6 +15,8 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from cuckoo_bot.persistence.direct import Statement
+
 logger = logging.getLogger(__name__)
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
@@ -138,6 +140,17 @@ class _InlineSqlite(aiosqlite.Connection):
             raise ValueError("Connection closed")
         return fn(*args, **kwargs)
 
+    @property
+    def inline(self) -> sqlite3.Connection:
+        """The ``sqlite3`` connection itself, for statements run on it directly (``direct.py``)."""
+        return self._conn
+
+
+def inline_sqlite(driver_connection: Any) -> sqlite3.Connection | None:
+    """The ``sqlite3`` connection under a pooled connection's driver connection, if it runs on
+    the loop's thread (a SQLite file); None otherwise (aiosqlite's thread, asyncpg)."""
+    return driver_connection.inline if isinstance(driver_connection, _InlineSqlite) else None
+
 
 async def _inline_connect(*args: Any, **kwargs: Any) -> aiosqlite.Connection:
     """SQLAlchemy's aiosqlite connect, but to an ``_InlineSqlite``: the same arguments (the
@@ -192,8 +205,19 @@ def _sqlite_engine(url: URL, *, foreign_keys: bool, **kwargs: Any) -> AsyncEngin
         mode = connection.get_execution_options().get(BEGIN, BEGIN_WRITE)
         if mode == BEGIN_WRITE:
             # Take the write lock up front: two writers queue instead of failing on upgrade.
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            _begin(connection, "BEGIN IMMEDIATE")
         elif mode == BEGIN_READ:
-            connection.exec_driver_sql("BEGIN")  # one snapshot for all reads, no write lock
+            _begin(connection, "BEGIN")  # one snapshot for all reads, no write lock
 
     return engine
+
+
+def _begin(connection: Connection, sql: str) -> None:
+    """``sql`` on the connection's driver directly if it runs inline (``direct.py``: a unit of
+    work's fixed cost), through SQLAlchemy otherwise; heard by the cursor listeners either way."""
+    raw = inline_sqlite(connection.connection.driver_connection)
+    if raw is None:
+        connection.exec_driver_sql(sql)
+        return
+    with Statement(raw, connection, sql, None) as cursor:
+        cursor.execute(sql)

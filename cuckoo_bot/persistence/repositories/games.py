@@ -94,6 +94,40 @@ def _saving() -> Any:
     )
 
 
+@cache
+def _seat_lives() -> Any:
+    """The seats' lives and eliminations, for the parameters ``g``, ``p``, ``lives_`` and
+    ``out``: built once, as a press that takes a life runs it."""
+    seats = table_of(GamePlayerRow)
+    return (
+        update(seats)
+        .where(seats.c.game_id == bindparam("g"), seats.c.player_id == bindparam("p"))
+        .values(lives=bindparam("lives_"), eliminated_in_round=bindparam("out"))
+    )
+
+
+@cache
+def _inserting(model: type[Any]) -> Any:
+    """A plain INSERT into ``model``'s table, its columns from the parameters: built once."""
+    return insert(table_of(model))
+
+
+@cache
+def _ending_rounds() -> Any:
+    """A round's end, for the parameters ``g``, ``n``, ``status``, ``outcome`` and
+    ``ended_at``: built once."""
+    rounds = table_of(RoundRow)
+    return (
+        update(rounds)
+        .where(rounds.c.game_id == bindparam("g"), rounds.c.number == bindparam("n"))
+        .values(
+            status=bindparam("status"),
+            outcome=bindparam("outcome"),
+            ended_at=bindparam("ended_at"),
+        )
+    )
+
+
 class SqlGames:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -105,8 +139,8 @@ class SqlGames:
         return None if found is None else _game(found)
 
     async def get(self, game_id: int, *, lock: bool = False) -> Game | None:
-        found = (await self._s.session.execute(_getting(lock), {"game_id": game_id})).first()
-        return None if found is None else _game(found)
+        found = await self._s.fetch(_getting(lock), {"game_id": game_id})
+        return _game(found[0]) if found else None
 
     async def open_in_chat(self, chat_id: int, *, lock: bool = False) -> Game | None:
         games = table_of(GameRow)
@@ -129,7 +163,7 @@ class SqlGames:
         log_seq = game.stored_log_seq + len(game.new_log)
         columns = game_values(game)
         values = {f"v_{name}": value for name, value in columns.items()}
-        matched = await self._s.rowcount(
+        matched = await self._s.write(
             _saving(),
             {
                 **values,
@@ -164,13 +198,10 @@ class SqlGames:
         s = self._s.session
         if [p for p, _, _ in wanted] == [p for p, _, _ in stored]:
             # The same seats: only lives or eliminations changed (one statement).
-            seats = table_of(GamePlayerRow)
-            await s.execute(
-                update(seats)
-                .where(seats.c.game_id == bindparam("g"), seats.c.player_id == bindparam("p"))
-                .values(lives=bindparam("lives"), eliminated_in_round=bindparam("out")),
+            await self._s.write(
+                _seat_lives(),
                 [
-                    {"g": game.id, "p": player, "lives": lives, "out": out}
+                    {"g": game.id, "p": player, "lives_": lives, "out": out}
                     for player, lives, out in wanted
                 ],
             )
@@ -277,22 +308,12 @@ class _LogWriter:
             self._seq += 1
             self._derive_rounds(entry)
             rows.append(log_values(self._game_id, self._seq, self._round, entry))
-        s = self._s.session
-        await s.execute(insert(table_of(GameLogRow)), rows)
+        await self._s.write(_inserting(GameLogRow), rows)
         if self._dealt:
-            await s.execute(insert(table_of(RoundRow)), self._dealt)
+            await self._s.write(_inserting(RoundRow), self._dealt)
         if self._closed:
-            rounds = table_of(RoundRow)
-            await s.execute(
-                update(rounds)
-                .where(rounds.c.game_id == self._game_id, rounds.c.number == bindparam("n"))
-                .values(
-                    status=bindparam("status"),
-                    outcome=bindparam("outcome"),
-                    ended_at=bindparam("ended_at"),
-                ),
-                list(self._closed.values()),
-            )
+            ended = [{**closed, "g": self._game_id} for closed in self._closed.values()]
+            await self._s.write(_ending_rounds(), ended)
         return self._seq, self._round
 
     def _derive_rounds(self, entry: LogEntry) -> None:
@@ -310,7 +331,9 @@ class _LogWriter:
                         "dealer_id": event.dealer,
                         "deck": [card.code for card in deck],
                         "status": "playing",
+                        "outcome": None,  # every row the same columns: one executemany
                         "dealt_at": entry.at,
+                        "ended_at": None,
                     }
                 )
             elif isinstance(event, Revealed):

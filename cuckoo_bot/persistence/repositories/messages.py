@@ -58,7 +58,7 @@ class SqlMessages:
         sent = [d for d in delivered if d.message_id is not None]
         if not sent:
             return
-        await self._s.session.execute(recording(self._s.dialect), reports(sent, self._s.now()))
+        await self._s.write(recording(self._s.dialect), reports(sent, self._s.now()))
 
     async def get(self, chat_id: int, message_id: int) -> Message | None:
         row = await self._s.row(
@@ -79,7 +79,6 @@ class SqlMessages:
         )
 
     async def sent(self, game_id: int) -> list[SentMessage]:
-        result = await self._s.session.execute(sent_rows(), {"game_id": game_id})
         return [
             SentMessage(
                 notice=notice_from_row(row),
@@ -87,7 +86,7 @@ class SqlMessages:
                 live_keys=row.m_keys,
                 newest=row.m_newest or 0,
             )
-            for row in result.all()
+            for row in await self._s.fetch(sent_rows(), {"game_id": game_id})
         ]
 
     async def doubt(self, chat_id: int, since: int) -> None:

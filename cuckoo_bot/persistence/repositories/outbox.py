@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import cast
+from functools import cache
+from typing import Any, cast
 
 from sqlalchemy import (
     and_,
@@ -34,6 +35,13 @@ from cuckoo_bot.persistence.repositories.statements import marking, marking_and_
 from cuckoo_bot.persistence.repositories.store import Store, table_of
 
 
+@cache
+def _adding() -> Any:
+    """``add_many``'s INSERT, the new rows' ids returned: built once."""
+    rows = table_of(OutboxRow)
+    return insert(rows).returning(rows.c.id)
+
+
 class SqlOutbox:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -42,7 +50,6 @@ class SqlOutbox:
         if not notices:
             return
         now = self._s.now()
-        rows = table_of(OutboxRow)
         # Claimed by this instance from the start: the press that made them delivers them.
         claim = {"claimed_by": self._s.instance, "claim_until": now + self._s.lease}
         values = [{**notice_values(n, n.created_at or now), **claim} for n in notices]
@@ -51,11 +58,8 @@ class SqlOutbox:
         # at every press. Both engines number the rows of one INSERT in the order of its VALUES,
         # so the ids, sorted, follow the notices (``sort_by_parameter_order`` would cost SQLite
         # one statement a row).
-        adding = insert(rows).returning(rows.c.id)
-        result = await self._s.session.execute(adding, values)
-        for notice, new_id, row in zip(
-            notices, sorted(result.scalars().all()), values, strict=True
-        ):
+        added = await self._s.fetch(_adding(), values)
+        for notice, new_id, row in zip(notices, sorted(a.id for a in added), values, strict=True):
             notice.id = new_id
             notice.created_at = notice.created_at or now
             PAYLOADS.keep((notice.kind, new_id), row["payload"], notice.payload)
@@ -217,7 +221,7 @@ class SqlOutbox:
             # The messages first: killed in between, a notice is shown again, and no message
             # stands that the store does not know of.
             await SqlMessages(self._s).record(delivered)
-            await self._s.session.execute(marking(), marks)
+            await self._s.write(marking(), marks)
             return
         # One statement: the notices marked (a data-modifying WITH), and what each showed
         # merged into its message's row.

@@ -29,11 +29,13 @@ from cuckoo_bot.persistence.repositories.store import Store, table_of
 
 
 @cache
-def _players_in() -> Select[Any]:
-    """``get_many``'s query for the parameter ``ids`` (a list): built once, as every press
-    reads the players of its game. In Core: rows of plain values, no ORM loading."""
+def _players_in(count: int) -> Select[Any]:
+    """``get_many``'s query for ``count`` ids, the parameters ``p0``, ``p1``...: built once for
+    each number of players, as every press reads the players of its game (an expanding
+    parameter would be compiled again at each run). In Core: rows of plain values."""
     players = table_of(PlayerRow)
-    return select(players).where(players.c.id.in_(bindparam("ids", expanding=True)))
+    ids = [bindparam(f"p{n}", type_=players.c.id.type) for n in range(count)]
+    return select(players).where(players.c.id.in_(ids))
 
 
 class SqlPlayers:
@@ -47,7 +49,8 @@ class SqlPlayers:
     async def get_many(self, player_ids: Sequence[PlayerId]) -> dict[PlayerId, Player]:
         if not player_ids:
             return {}
-        rows = await self._s.session.execute(_players_in(), {"ids": sorted(set(player_ids))})
+        ids = sorted(set(player_ids))
+        rows = await self._s.fetch(_players_in(len(ids)), {f"p{n}": i for n, i in enumerate(ids)})
         return {row.id: player_from_row(row) for row in rows}
 
     async def upsert(self, player: Player) -> Player:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
+    literal,
     null,
     or_,
     select,
@@ -95,7 +96,8 @@ def sent_rows() -> Select[Any]:
     game_id = bindparam("game_id", type_=BigInteger)
     newest_here = (
         select(func.max(m.shown))
-        .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(EDITED))
+        # The kinds as plain parameters: a list would be expanded at every run.
+        .where(m.game_id == game_id, m.message_id.is_not(None), m.kind.in_(map(literal, EDITED)))
         .group_by(m.kind, m.chat_id)
     )
     other = table_of(MessageRow).alias("other").c

@@ -18,6 +18,8 @@ from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from cuckoo_bot.app.tuning import LEASE
+from cuckoo_bot.persistence.direct import InlineSqlite, Params
+from cuckoo_bot.persistence.engine import inline_sqlite
 
 Row = TypeVar("Row")
 Now = Callable[[], datetime]
@@ -61,6 +63,8 @@ class Store:
     lease: timedelta = LEASE  # how long a claim holds without being renewed
     # The games this unit of work wrote: once it commits, whoever watches them hears of it.
     changed: set[int] = field(default_factory=set)
+    # The session's transaction and its connection run directly (``direct.py``), or None.
+    _inline: list[Any] = field(default_factory=lambda: [None, None])
 
     def insert(self, table: Any) -> Any:
         """The dialect's INSERT, which knows ON CONFLICT."""
@@ -74,6 +78,41 @@ class Store:
     async def row(self, query: Select[Row]) -> Row | None:
         found = await self.rows(query)
         return found[0] if found else None
+
+    async def fetch(self, statement: Any, params: Params = None) -> list[Any]:
+        """The rows of ``statement``, built once (``functools.cache``): on a SQLite file run on
+        the driver's connection (``direct.py``), otherwise through the session."""
+        inline = await self._direct()
+        if inline is not None:
+            found = inline.fetch(statement, params)
+            if found is not None:
+                return found
+        return list((await self.session.execute(statement, params)).all())
+
+    async def write(self, statement: Any, params: Params = None) -> int:
+        """The rows ``statement`` (built once) changed, run as ``fetch`` runs it."""
+        inline = await self._direct()
+        if inline is not None:
+            changed = inline.write(statement, params)
+            if changed is not None:
+                return changed
+        result = await self.session.execute(statement, params)
+        return cast(CursorResult[Any], result).rowcount
+
+    async def _direct(self) -> InlineSqlite | None:
+        """This transaction's connection run directly, once the session has begun it."""
+        if self.dialect != "sqlite":
+            return None
+        held = self._inline
+        transaction = self.session.sync_session.get_transaction()
+        if transaction is not None and transaction is held[0]:
+            return cast(InlineSqlite | None, held[1])
+        connection = await self.session.connection()  # begins the transaction (``engine.py``)
+        raw = inline_sqlite((await connection.get_raw_connection()).driver_connection)
+        sync = connection.sync_connection
+        inline = None if raw is None or sync is None else InlineSqlite(raw, sync)
+        held[:] = [self.session.sync_session.get_transaction(), inline]
+        return inline
 
     async def rowcount(self, statement: Executable, params: dict[str, Any] | None = None) -> int:
         result = await self.session.execute(statement, params)

@@ -40,7 +40,7 @@ class SqlUpdateLog:
 
     async def first_time(self, update_id: int) -> bool:
         now = self._s.now()
-        inserted = await self._s.rowcount(
+        inserted = await self._s.write(
             _recording(self._s.dialect), {"update_id": update_id, "processed_at": now}
         )
         if inserted and update_id % UPDATES_PRUNE_EVERY == 0:
