@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
+    Integer,
+    Text,
     and_,
+    bindparam,
     delete,
     func,
     insert,
@@ -33,6 +37,7 @@ from cuckoo_bot.persistence.repositories import stalls
 from cuckoo_bot.persistence.repositories.messages import SqlMessages
 from cuckoo_bot.persistence.repositories.statements import marking, marking_and_merging, reports
 from cuckoo_bot.persistence.repositories.store import Store, table_of
+from cuckoo_bot.persistence.types import UtcDateTime
 
 
 @cache
@@ -40,6 +45,34 @@ def _adding() -> Any:
     """``add_many``'s INSERT, the new rows' ids returned: built once."""
     rows = table_of(OutboxRow)
     return insert(rows).returning(rows.c.id)
+
+
+@cache
+def _claiming(one_chat: bool) -> Any:
+    """``claim``'s statement (of one chat's notices: the parameter ``chat``), for the
+    parameters ``now``, ``me`` (this instance), ``until`` and ``most``: built once, as every
+    delivery and every sweep claims."""
+    rows = table_of(OutboxRow)
+    now = bindparam("now", type_=UtcDateTime)
+    me = bindparam("me", type_=Text)
+    free = or_(
+        rows.c.claim_until.is_(None),
+        rows.c.claim_until <= now,  # a lease or a retry runs out at claim_until
+        and_(rows.c.claimed_by == me, rows.c.claim_until > now),
+    )
+    choice = select(rows.c.id).where(rows.c.sent_at.is_(None), free)
+    if one_chat:
+        choice = choice.where(rows.c.chat_id == bindparam("chat", type_=BigInteger))
+    # PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
+    # SQLite has one writer at a time (BEGIN IMMEDIATE) and ignores the clause.
+    most = bindparam("most", type_=Integer)
+    choice = choice.order_by(rows.c.id).limit(most).with_for_update(skip_locked=True)
+    return (
+        update(rows)
+        .where(rows.c.id.in_(choice.scalar_subquery()))
+        .values(claimed_by=me, claim_until=bindparam("until", type_=UtcDateTime))
+        .returning(*rows.c)
+    )
 
 
 class SqlOutbox:
@@ -66,26 +99,10 @@ class SqlOutbox:
 
     async def claim(self, chat_id: int | None = None, limit: int = 100) -> list[Notice]:
         now = self._s.now()
-        free = or_(
-            OutboxRow.claim_until.is_(None),
-            OutboxRow.claim_until <= now,  # a lease or a retry runs out at claim_until
-            and_(OutboxRow.claimed_by == self._s.instance, OutboxRow.claim_until > now),
-        )
-        choice = select(OutboxRow.id).where(OutboxRow.sent_at.is_(None), free)
-        if chat_id is not None:
-            choice = choice.where(OutboxRow.chat_id == chat_id)
-        # PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
-        # SQLite has one writer at a time (BEGIN IMMEDIATE) and ignores the clause.
-        choice = choice.order_by(OutboxRow.id).limit(limit).with_for_update(skip_locked=True)
-        rows = table_of(OutboxRow)
-        result = await self._s.session.execute(
-            update(rows)
-            .where(rows.c.id.in_(choice.scalar_subquery()))
-            .values(claimed_by=self._s.instance, claim_until=now + self._s.lease)
-            .returning(*rows.c)
-        )
-        found = sorted(result.all(), key=lambda row: row.id)
-        return [notice_from_row(cast(OutboxRow, row)) for row in found]
+        params = {"now": now, "me": self._s.instance, "until": now + self._s.lease}
+        params |= {"most": limit, "chat": chat_id}
+        found = await self._s.fetch(_claiming(chat_id is not None), params)
+        return [notice_from_row(row) for row in sorted(found, key=lambda row: row.id)]
 
     async def renew(self, ids: Collection[int]) -> set[int]:
         if not ids:
