@@ -18,8 +18,10 @@ from sqlalchemy import bindparam, event, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from cuckoo_bot.app.model import Player
 from cuckoo_bot.app.notices import Announcement, Delivered, Notice, NoticeKind
 from cuckoo_bot.app.ports import UnitOfWorkFactory
+from cuckoo_bot.domain.rules import MAX_PLAYERS_LIMIT
 from cuckoo_bot.persistence.direct import prepare
 from cuckoo_bot.persistence.models import ChatRow, GameLogRow, ProcessedUpdateRow
 from cuckoo_bot.persistence.repositories.games import _getting, _inserting
@@ -262,3 +264,23 @@ async def test_what_needs_more_of_sqlalchemy_is_left_to_the_session(
     assert await store.write(chats, [new_chat]) == 1
     pot = select(table_of(ChatRow).c.pot).where(table_of(ChatRow).c.id == -42)
     assert (await store.session.execute(pot)).scalar_one() == 0
+
+
+async def test_players_are_read_by_one_statement_a_count_up_to_a_full_table_then_by_a_list(
+    engine: AsyncEngine, uow_factory: UnitOfWorkFactory
+) -> None:
+    """A game's players (up to 20) by a statement kept for their number, run on the driver;
+    more (a league's table) by one expanding list, through the session: every one found."""
+    many = [Player(id=8_000_000_000 + n, first_name=f"P{n}") for n in range(MAX_PLAYERS_LIMIT + 5)]
+    async with uow_factory() as uow:
+        for player in many:
+            await uow.players.upsert(player)
+        await uow.commit()
+    heard = Heard(engine)
+    for count in (1, MAX_PLAYERS_LIMIT, MAX_PLAYERS_LIMIT + 5):
+        async with uow_factory(read_only=True) as uow:
+            found = await uow.players.get_many([p.id for p in many[:count]])
+        assert sorted(found) == [p.id for p in many[:count]]
+    reads = [(sql, directly) for sql, directly, _ in heard.before if sql.startswith("SELECT")]
+    directly = [engine.dialect.name == "sqlite"] * 2 + [False]
+    assert [d for _, d in reads] == directly

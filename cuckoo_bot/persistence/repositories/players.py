@@ -18,6 +18,7 @@ from cuckoo_bot.app.model import (
     Player,
 )
 from cuckoo_bot.domain.actions import PlayerId
+from cuckoo_bot.domain.rules import MAX_PLAYERS_LIMIT
 from cuckoo_bot.persistence.mapping import (
     player_from_row,
     player_values,
@@ -31,11 +32,20 @@ from cuckoo_bot.persistence.repositories.store import Store, table_of
 @cache
 def _players_in(count: int) -> Select[Any]:
     """``get_many``'s query for ``count`` ids, the parameters ``p0``, ``p1``...: built once for
-    each number of players, as every press reads the players of its game (an expanding
-    parameter would be compiled again at each run). In Core: rows of plain values."""
+    each number of players up to a game's most (``MAX_PLAYERS_LIMIT``), as every press reads
+    the players of its game (an expanding parameter would be compiled again at each run). In
+    Core: rows of plain values."""
     players = table_of(PlayerRow)
     ids = [bindparam(f"p{n}", type_=players.c.id.type) for n in range(count)]
     return select(players).where(players.c.id.in_(ids))
+
+
+@cache
+def _players_among() -> Select[Any]:
+    """``get_many``'s query for more ids than a game seats (the league's tables, a chat's
+    history), the list expanded at each run (the parameter ``ids``)."""
+    players = table_of(PlayerRow)
+    return select(players).where(players.c.id.in_(bindparam("ids", expanding=True)))
 
 
 class SqlPlayers:
@@ -50,7 +60,12 @@ class SqlPlayers:
         if not player_ids:
             return {}
         ids = sorted(set(player_ids))
-        rows = await self._s.fetch(_players_in(len(ids)), {f"p{n}": i for n, i in enumerate(ids)})
+        if len(ids) <= MAX_PLAYERS_LIMIT:
+            rows = await self._s.fetch(
+                _players_in(len(ids)), {f"p{n}": i for n, i in enumerate(ids)}
+            )
+        else:  # one statement kept for any longer list, not one for each length
+            rows = await self._s.fetch(_players_among(), {"ids": ids})
         return {row.id: player_from_row(row) for row in rows}
 
     async def upsert(self, player: Player) -> Player:
