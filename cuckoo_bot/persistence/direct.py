@@ -1,12 +1,12 @@
 """A press's hot statements run on the SQLite driver's own connection, compiled once.
 
-Measured (``benchmarks/layers.py``): a small statement by key costs 125-194 µs of CPU through
-``AsyncSession.execute`` and 9-12 µs in ``sqlite3`` alone, on the same connection; a press
-runs a dozen of them, about half its CPU. The difference is SQLAlchemy's work at every
-execution (the session, the execution context, the result's metadata, the asyncio adapter's
-greenlet switches), which its compiled cache does not remove. No kept library runs a compiled
-SQLAlchemy statement on the DBAPI connection without that context, so this module does only
-that, for statements built once (``functools.cache``):
+Measured (``benchmarks/layers.py``; the figures are in the development notes): a small
+statement by key costs about ten times more CPU through ``AsyncSession.execute`` than in
+``sqlite3`` alone, on the same connection, and a press runs a dozen of them. The difference
+is SQLAlchemy's work at every execution (the session, the execution context, the result's
+metadata, the asyncio adapter's greenlet switches), which its compiled cache does not remove.
+No kept library runs a compiled SQLAlchemy statement on the DBAPI connection without that
+context, so this module does only that, for statements built once (``functools.cache``):
 
 - the statement is compiled by SQLAlchemy, once per set of parameter names, as SQLAlchemy
   itself would compile it for ``execute`` (the same ``column_keys``);
@@ -63,6 +63,7 @@ class Prepared:
     slots: tuple[Slot, ...]
     row: Callable[..., tuple[Any, ...]] | None
     results: tuple[Processor, ...]
+    processed: bool  # some column has a result processor
 
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
         values = []
@@ -79,7 +80,7 @@ class Prepared:
     def rows(self, found: list[tuple[Any, ...]]) -> list[Any]:
         make, results = self.row, self.results
         assert make is not None
-        if not any(results):
+        if not self.processed:
             return [make(*row) for row in found]
         return [
             make(*[value if p is None else p(value) for p, value in zip(results, row, strict=True)])
@@ -140,7 +141,7 @@ def _compile(statement: Any, dialect: Dialect, keys: tuple[str, ...]) -> Prepare
         results = tuple(
             type_.dialect_impl(dialect).result_processor(dialect, None) for _, type_ in columns
         )
-    return Prepared(compiled.string, tuple(slots), row, results)
+    return Prepared(compiled.string, tuple(slots), row, results, any(results))
 
 
 def _row_class(names: list[str]) -> Callable[..., tuple[Any, ...]]:

@@ -25,9 +25,7 @@ class UtcDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value!r}: the store keeps aware instants only")
-        value = value.astimezone(UTC)
+        value = _aware(value).astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
@@ -57,9 +55,14 @@ def _sqlite_text(value: datetime | None) -> str | None:
     """An aware instant as SQLite keeps it: UTC, without an offset, to the microsecond."""
     if value is None:
         return None
+    return _aware(value).astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def _aware(value: datetime) -> datetime:
+    """``value``, refused if it is naive: the store keeps aware instants only."""
     if value.tzinfo is None:
         raise ValueError(f"naive datetime {value!r}: the store keeps aware instants only")
-    return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+    return value
 
 
 def _sqlite_instant(value: str | None) -> datetime | None:

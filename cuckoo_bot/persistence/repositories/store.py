@@ -96,8 +96,7 @@ class Store:
             changed = inline.write(statement, params)
             if changed is not None:
                 return changed
-        result = await self.session.execute(statement, params)
-        return cast(CursorResult[Any], result).rowcount
+        return await self.rowcount(statement, params)
 
     async def _direct(self) -> InlineSqlite | None:
         """This transaction's connection run directly, once the session has begun it."""
@@ -114,6 +113,8 @@ class Store:
         held[:] = [self.session.sync_session.get_transaction(), inline]
         return inline
 
-    async def rowcount(self, statement: Executable, params: dict[str, Any] | None = None) -> int:
+    async def rowcount(self, statement: Executable, params: Params = None) -> int:
+        """The rows ``statement`` changed, through the session (a statement built at each call;
+        with a list of parameter sets, an ``executemany``)."""
         result = await self.session.execute(statement, params)
         return cast(CursorResult[Any], result).rowcount
