@@ -193,6 +193,7 @@ def assemble(
         period=GROUP_PERIOD if ledger is None else SHARED_GROUP_PERIOD,
         ledger=ledger,
         floods=floods,
+        busy=limiter.backlog,
     )
     pacer = PrivatePacer(private_interval)
     courier = Courier(deps, application.bot, renderer, budget, pacer, floods, alone=sole_poller)

@@ -111,6 +111,12 @@ class OverallWindow:
     async def __aexit__(self, *exc: object) -> None:
         return None
 
+    def backlog(self) -> float:
+        """Seconds a call that came now would wait for its place (0: it would go at once)."""
+        if len(self._moments) < self.rate:
+            return 0.0
+        return max(0.0, self._moments[0] + self.period - self._clock())
+
 
 def retry_seconds(exc: RetryAfter) -> float:
     """``retry_after`` in seconds (PTB warns on reading it until its int form is gone)."""
@@ -235,6 +241,12 @@ class ChatLimiter(BaseRateLimiter[int]):
         if instances != self.instances:
             self.instances = instances
             self.window = OverallWindow(self.overall / instances)
+
+    def backlog(self) -> float:
+        """Seconds a call Telegram's 30 a second counts would wait now for this instance's
+        share of them (``GroupBudget`` spreads a group's updates that can wait further while
+        it is long)."""
+        return self.window.backlog()
 
     async def process_request(
         self,

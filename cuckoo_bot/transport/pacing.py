@@ -35,6 +35,15 @@ SHARED_GROUP_PERIOD = GROUP_PERIOD + 3.0
 # While answers to commands wait for a group's budget, the game's own updates (which can be
 # coalesced) look again this often: the answers take the next calls.
 ANSWERS_FIRST = 0.5
+# A group's updates that can wait (the table's edits) are spread evenly over its minute, one
+# every ``period / rate`` seconds (3 s). While the token is at Telegram's 30 messages a second
+# (a counted call would wait longer than ``BUSY`` for its place), they are spread ``BUSY_SPREAD``
+# times wider: the table then shows the latest moves every 9 s instead of 3, and the places it
+# leaves go to the prompts, which the game waits for. Measured with ``benchmarks.cpu`` at 40
+# tables (the only load that reaches the ceiling): see the development notes, "The table
+# yields at the ceiling".
+BUSY = 0.5  # seconds
+BUSY_SPREAD = 3
 
 
 class GroupBudget:
@@ -52,9 +61,12 @@ class GroupBudget:
         period: float = GROUP_PERIOD,
         ledger: CallLedger | None = None,
         floods: Floods | None = None,
+        busy: Seconds | None = None,
     ) -> None:
         self.rate = rate
         self.floods = floods  # a group Telegram holds back (a 429) gets no call until then
+        # How long a call Telegram's overall limit counts would wait now (``ChatLimiter``).
+        self.busy = busy
         self.period = period
         self.ledger = ledger
         self._clock = clock
@@ -117,11 +129,15 @@ class GroupBudget:
 
     def calm(self, chat_id: int) -> float:
         """Seconds until an update that can wait is welcome: calls spread evenly over the
-        period, so a burst of moves is shown in one edit instead of spending the budget."""
+        period, so a burst of moves is shown in one edit instead of spending the budget, and
+        wider while the token is at Telegram's overall limit (``BUSY``)."""
         calls = self._window(chat_id)
         if not calls:
             return 0.0
-        return max(0.0, calls[-1] + self.period / self.rate - self._clock())
+        spacing = self.period / self.rate
+        if self.busy is not None and self.busy() > BUSY:
+            spacing *= BUSY_SPREAD
+        return max(0.0, calls[-1] + spacing - self._clock())
 
     def next_free(self, chat_id: int, *, answer: bool = False) -> float:
         """Seconds until the budget allows a call again (0 when it does now)."""

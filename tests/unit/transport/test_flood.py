@@ -27,7 +27,7 @@ from cuckoo_bot.transport.flood import (
     retry_seconds,
 )
 from cuckoo_bot.transport.metrics import CountingRequest, Metrics
-from cuckoo_bot.transport.pacing import GroupBudget
+from cuckoo_bot.transport.pacing import BUSY, GroupBudget
 from cuckoo_bot.transport.requests import AnswersApart
 from fakebotapi import FakeBotApi
 
@@ -247,6 +247,63 @@ async def test_each_call_is_given_its_moment_when_it_comes_first_come_first_serv
         if len(given_at) == waits:
             given_at.append(0.0)
     assert given_at == [(index // rate) * period for index in range(calls)]
+
+
+@given(
+    st.lists(st.integers(0, 512).map(lambda n: n / 1024), min_size=1, max_size=90),
+    st.integers(1, 30),
+)
+async def test_the_backlog_is_the_wait_the_next_call_would_be_given(
+    gaps: list[float], rate: int
+) -> None:
+    # Before each call, the window's backlog is exactly how long that call then waits.
+    now = [0.0]
+    waited: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waited.append(seconds)  # the clock stands still while a call waits: a backlog builds
+
+    window = OverallWindow(rate, period=1.125, clock=lambda: now[0], sleep=sleep)
+    for gap in gaps:
+        now[0] += gap
+        expected = window.backlog()
+        before = len(waited)
+        async with window:
+            pass
+        assert (waited[-1] if len(waited) > before else 0.0) == expected
+
+
+async def test_a_groups_table_is_spread_wider_only_while_the_token_is_at_its_overall_limit() -> (
+    None
+):
+    # Updates that can wait come every period / rate seconds (3 s at 20 a minute); while a
+    # counted call would wait longer than BUSY for its place, three times that.
+    now = [100.0]
+    backlog = [0.0]
+    budget = GroupBudget(20, clock=lambda: now[0], busy=lambda: backlog[0])
+    assert await budget.take(HELD)
+    assert budget.calm(HELD) == 3.0
+    backlog[0] = BUSY  # a moment's queue, not the ceiling
+    assert budget.calm(HELD) == 3.0
+    backlog[0] = BUSY + 0.1
+    assert budget.calm(HELD) == 9.0
+    now[0] += 3.0
+    assert budget.calm(HELD) == 6.0
+    now[0] += 6.0
+    assert budget.calm(HELD) == 0.0  # spread, never held back for good
+    assert GroupBudget(20, clock=lambda: now[0]).calm(HELD) == 0.0  # no call yet
+
+
+async def test_the_limiters_backlog_follows_its_current_share() -> None:
+    # The group budget asks the limiter, whose window is replaced as instances come and go.
+    limiter = ChatLimiter(Floods(Clock().now), overall=2)
+    async with limiter.window:
+        pass
+    async with limiter.window:
+        pass
+    assert limiter.backlog() > 1.0  # the third call would wait about a period
+    limiter.share(2)  # a fresh window for this instance's share
+    assert limiter.backlog() == 0.0
 
 
 async def test_calls_waiting_together_leave_the_window_in_the_order_they_came() -> None:
