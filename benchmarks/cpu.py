@@ -22,6 +22,10 @@ card). Measured over the whole run, lobbies and the last summaries included ("al
 Rows are printed as a Markdown table and added to ``--out`` (JSON lines) under ``--label``, so
 that a run before a change and one after stay side by side.
 
+``--think LOW HIGH`` plays at a person's pace instead: each press LOW to HIGH seconds after
+its prompt (``--think 3 6 --tables 1 60 --label human``: how many games at a human pace one
+token holds, and what a press then costs).
+
 Run: ``python -m benchmarks.cpu [--tables 1 5 10 20 40] [--players 6] [--label now]
 [--postgres-url postgresql+asyncpg://postgres@127.0.0.1:5432/test] [--out FILE]``
 (SQLite in a temporary folder unless ``--postgres-url``; about 20 minutes with the defaults).
@@ -82,6 +86,7 @@ class Row:
     mix: dict[str, float] = field(default_factory=dict)  # calls per press by chat kind and method
     commit: str = ""
     when: str = ""
+    think: list[float] = field(default_factory=list)  # seconds a player takes to press (none: 0)
 
     def counted(self) -> float:
         """Per press, the calls Telegram's 30 a second counts (``flood.counted``): messages
@@ -141,9 +146,16 @@ class Profiler:
 
 
 async def one_run(
-    label: str, database: str, url: str, tables: int, players: int, profiler: Profiler
+    label: str,
+    database: str,
+    url: str,
+    tables: int,
+    players: int,
+    profiler: Profiler,
+    think: tuple[float, float] | None = None,
 ) -> Row:
-    """A fresh bot on the database at ``url``, ``tables`` games of ``players`` to their ends."""
+    """A fresh bot on the database at ``url``, ``tables`` games of ``players`` to their ends
+    (with ``think``, each press that many seconds after its prompt, as ``pace.play`` draws)."""
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_cpu_bot", rate_limit=True) as fake:
         with tempfile.TemporaryDirectory() as folder:
             bot = BotProcess(fake, TOKEN, url, Path(folder) / "bot.log")
@@ -162,7 +174,7 @@ async def one_run(
                     *(seat(fake, FIRST_GROUP - g, players, 10_000 * (g + 1)) for g in range(tables))
                 )
                 deadline = time.monotonic() + 3600
-                await asyncio.gather(*(play(t, 10**6, deadline) for t in seated))
+                await asyncio.gather(*(play(t, 10**6, deadline, think) for t in seated))
                 for t in seated:
                     await fake.wait_for(t.driver.game_over, 300)
                 await fake.wait_idle(quiet=1.0, timeout=300)
@@ -212,6 +224,7 @@ async def one_run(
         },
         commit=commit(),
         when=datetime.now(UTC).isoformat(timespec="seconds"),
+        think=list(think or ()),
     )
 
 
@@ -223,6 +236,7 @@ async def run(
     profile: Path | None = None,
     form: str = "flamegraph",
     out: Path | None = None,
+    think: tuple[float, float] | None = None,
 ) -> list[Row]:
     rows = []
     for tables in counts:
@@ -235,7 +249,7 @@ async def run(
             try:
                 database = "postgresql" if postgres else "sqlite"
                 profiler = Profiler(profile, f"{label}-{database}-{tables}", form)
-                row = await one_run(label, database, url, tables, players, profiler)
+                row = await one_run(label, database, url, tables, players, profiler, think)
             finally:
                 if postgres:
                     await drop_postgres(postgres, url.rsplit("/", 1)[1])
@@ -359,6 +373,14 @@ def main(argv: list[str] | None = None) -> None:
         help="only draw the rows of these labels from --out (into --picture), run nothing",
     )
     parser.add_argument("--picture", type=Path, default=PICTURE)
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        default=None,
+        help="each press LOW to HIGH seconds after its prompt, as a person (default: at once)",
+    )
     args = parser.parse_args(argv)
     if args.plot is not None:
         rows = read(args.out)
@@ -378,6 +400,7 @@ def main(argv: list[str] | None = None) -> None:
             args.profile,
             args.profile_format,
             args.out,
+            tuple(args.think) if args.think else None,
         )
     )
     print(f"{len(rows)} rows added to {args.out}")

@@ -78,8 +78,13 @@ async def seat(fake: FakeBotApi, group: int, size: int, first_user: int) -> Tabl
     return Table(group, players, driver)
 
 
-async def play(table: Table, rounds: int, deadline: float) -> None:
-    """Tap each prompt as soon as it arrives until ``rounds`` rounds are over."""
+async def play(
+    table: Table, rounds: int, deadline: float, think: tuple[float, float] | None = None
+) -> None:
+    """Tap each prompt as soon as it arrives until ``rounds`` rounds are over; with ``think``,
+    after that many seconds (drawn evenly between its two ends, the same draws for a table
+    every run), as a person would."""
+    pick = random.Random(table.group)
     last: str | None = None
     pressed = time.monotonic()
     while time.monotonic() < deadline:
@@ -103,6 +108,8 @@ async def play(table: Table, rounds: int, deadline: float) -> None:
         data = prompt.data(move) or prompt.data("k")
         assert data is not None
         last = prompt.data("k")
+        if think is not None:
+            await asyncio.sleep(pick.uniform(*think))
         table.presses += 1
         began = time.monotonic()
         await table.driver.press(prompt.actor, prompt.message, data, wait=60)
