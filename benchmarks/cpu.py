@@ -172,7 +172,10 @@ async def one_run(
                 profiler.start(bot.pid)
                 cpu, began, wall = bot.cpu_seconds(), time.time(), time.monotonic()
                 seated: list[Table] = await asyncio.gather(
-                    *(seat(fake, FIRST_GROUP - g, players, 10_000 * (g + 1)) for g in range(tables))
+                    *(
+                        seat(fake, FIRST_GROUP - g, players, 10_000 * (g + 1), wait=30 + tables)
+                        for g in range(tables)
+                    )
                 )
                 deadline = time.monotonic() + 3600
                 await asyncio.gather(*(play(t, 10**6, deadline, think) for t in seated))

@@ -68,13 +68,15 @@ def kind_of(chat: object) -> str:
     return "group" if int(str(chat)) < 0 else "private"
 
 
-async def seat(fake: FakeBotApi, group: int, size: int, first_user: int) -> Table:
+async def seat(fake: FakeBotApi, group: int, size: int, first_user: int, wait: float = 30) -> Table:
+    """A group of ``size`` players with a game started in it (``wait``: the most its lobby
+    may take; many lobbies at once share Telegram's 30 a second)."""
     players = list(range(first_user, first_user + size))
     for user in players:
         fake.add_user(user, f"Player {user}", language_code="en", started=True)
     fake.add_group(group, f"Table {group}", type="supergroup", members=players, admins=[players[0]])
     driver = TableDriver(fake, group)
-    await driver.start_game(players[0], players, wait=30)
+    await driver.start_game(players[0], players, wait=wait)
     return Table(group, players, driver)
 
 

@@ -41,7 +41,7 @@ ANSWERS_FIRST = 0.5
 # times wider: the table then shows the latest moves every 9 s instead of 3, and the places it
 # leaves go to the prompts, which the game waits for. Measured with ``benchmarks.cpu`` at 40
 # tables (the only load that reaches the ceiling): see the development notes, "The table
-# yields at the ceiling".
+# yields at Telegram's ceiling".
 BUSY = 0.5  # seconds
 BUSY_SPREAD = 3
 
