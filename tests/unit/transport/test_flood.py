@@ -196,12 +196,12 @@ async def test_a_moments_429_is_waited_out_by_that_call_alone(world: World) -> N
     assert world.fake.flood_violations() == []
 
 
-@given(
-    # Times in 1/1024 s and a period of 1.125 s: every sum is exact, so the test and the
-    # window cannot disagree on a float's last bit about whether a call is a period old.
-    st.lists(st.integers(0, 512).map(lambda n: n / 1024), min_size=1, max_size=90),
-    st.integers(1, 30),
-)
+# Gaps between calls in 1/1024 s, with a period of 1.125 s: every sum is exact, so a test and
+# the window cannot disagree on a float's last bit about whether a call is a period old.
+GAPS = st.lists(st.integers(0, 512).map(lambda n: n / 1024), min_size=1, max_size=90)
+
+
+@given(GAPS, st.integers(1, 30))
 async def test_the_overall_window_never_lets_more_than_its_rate_through_in_a_period(
     gaps: list[float], rate: int
 ) -> None:
@@ -249,10 +249,7 @@ async def test_each_call_is_given_its_moment_when_it_comes_first_come_first_serv
     assert given_at == [(index // rate) * period for index in range(calls)]
 
 
-@given(
-    st.lists(st.integers(0, 512).map(lambda n: n / 1024), min_size=1, max_size=90),
-    st.integers(1, 30),
-)
+@given(GAPS, st.integers(1, 30))
 async def test_the_backlog_is_the_wait_the_next_call_would_be_given(
     gaps: list[float], rate: int
 ) -> None:
