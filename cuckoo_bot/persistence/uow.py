@@ -173,6 +173,19 @@ def instance_name() -> str:
     return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
+def _bound(engine: AsyncEngine, mode: str) -> AsyncEngine:
+    """The engine a unit of work of ``mode`` runs on. On PostgreSQL one that only reads, or
+    writes a single statement, runs with no transaction (``AUTOCOMMIT``): at PostgreSQL's
+    READ COMMITTED every statement sees the data as of its own start even inside a
+    transaction, so a transaction that only reads is no more consistent than its statements
+    alone, and one statement commits by itself, as on SQLite (``BEGIN_NONE``). Each such unit
+    of work is then two round trips shorter (no BEGIN, no COMMIT or ROLLBACK): about half of
+    a press's units of work, and every one of the sweep's."""
+    if engine.dialect.name == "postgresql" and mode != BEGIN_WRITE:
+        return engine.execution_options(**{BEGIN: mode, "isolation_level": "AUTOCOMMIT"})
+    return engine.execution_options(**{BEGIN: mode})
+
+
 def sql_uow_factory(
     engine: AsyncEngine,
     clock: Clock | None = None,
@@ -193,9 +206,7 @@ def sql_uow_factory(
     name = instance or instance_name()
     gate = write_gate(engine)
     sessions = {
-        mode: async_sessionmaker(
-            engine.execution_options(**{BEGIN: mode}), expire_on_commit=False, autoflush=False
-        )
+        mode: async_sessionmaker(_bound(engine, mode), expire_on_commit=False, autoflush=False)
         for mode in (BEGIN_WRITE, BEGIN_READ, BEGIN_NONE)
     }
 
