@@ -309,12 +309,6 @@ async def again_expired(uow: UnitOfWork, game: Game, now: datetime) -> Outcome:
     return Outcome(game_id=game.id, batch=await outbox.write(uow, game, gone))
 
 
-async def due(deps: Deps) -> list[tuple[int, datetime]]:
-    """Open games whose deadline has passed (for the sweeper)."""
-    async with deps.uow(read_only=True) as uow:
-        return await uow.games.due(deps.clock.now())
-
-
 async def deadlines(deps: Deps) -> list[tuple[int, datetime]]:
     """Every open game's deadline, to re-arm timers at start-up."""
     async with deps.uow(read_only=True) as uow:

@@ -124,6 +124,11 @@ class OutboxRepository(Protocol):
         runs out. A notice waiting for its next try is left until then."""
         ...
 
+    async def unsent(self) -> bool:
+        """Whether any notice is not delivered yet, held by any instance or by none (one
+        statement): a sweep that finds none has nothing to claim."""
+        ...
+
     async def renew(self, ids: Collection[int]) -> set[int]:
         """Extend this instance's claims on notices still in its hands: the ids it still held
         (a notice another instance took once the lease ran out, or sent, is not among them)."""

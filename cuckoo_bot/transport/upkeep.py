@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from cuckoo_bot.app import chats, outbox, play, repair
+from cuckoo_bot.app import chats, outbox, play, repair, sweep
 from cuckoo_bot.app.ports import CallLedger
 from cuckoo_bot.app.tuning import ALIVE_WITHIN, PRUNE_EVERY, REPAIR_EVERY
 from cuckoo_bot.transport.flood import ChatLimiter, Floods
@@ -85,11 +85,14 @@ class Upkeep:
         """Every few seconds: overdue deadlines, what Telegram holds back (as any instance was
         told), the outbox, stalls, idle budgets, and now and then old notices."""
         deps = self.deps
+        found = await sweep.look(deps)
         # Any instance fires an expired clock; the game's row lock and deadline make it once.
-        for game_id, _ in await play.due(deps):
+        for game_id, _ in found.due:
             await self.expire(game_id)
-        self.floods.learn(await chats.held(deps))
-        await self.courier.sweep()
+        if found.due:  # what the turns that ran out wrote and showed is read afresh
+            found = await sweep.look(deps)
+        self.floods.learn(found.held)
+        await self.courier.sweep(look=found)
         await self.look_for_stalls()
         self.budget.forget_idle()
         if deps.clock.now() - self.last_prune >= PRUNE_EVERY:

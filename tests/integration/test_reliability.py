@@ -29,7 +29,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from cuckoo_bot.app import lobby, play
+from cuckoo_bot.app import lobby, play, sweep
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, Game, GameStatus, LogEntry, Player
 from cuckoo_bot.app.notices import NoticeKind
@@ -313,7 +313,7 @@ async def test_a_timeout_racing_a_press_after_a_restart_takes_effect_once(
             actor, turn = state.actor, state.turn
             clock.advance(seconds=TURN_TIMEOUT + 1)
             # What a restarted bot re-arms: the game is due.
-            assert game_id in [gid for gid, _ in await play.due(timer)]
+            assert game_id in [gid for gid, _ in (await sweep.look(timer)).due]
 
             update_id = 700 + attempt
             round_no = state.round.number
@@ -661,7 +661,7 @@ class ReliabilityMachine(RuleBasedStateMachine):
         assert game is not None and game.deadline is not None
         late = (game.deadline - self.clock.now()).total_seconds() + extra
         self.clock.advance(seconds=max(late, 0))
-        assert game.id in [gid for gid, _ in self.run(play.due(self.deps))]
+        assert game.id in [gid for gid, _ in self.run(sweep.look(self.deps)).due]
         fired = self.send(play.expire(self.deps, game.id), fresh=False)
         assert fired.batch
         again = self.send(play.expire(self.deps, game.id), fresh=False)

@@ -30,6 +30,7 @@ from cuckoo_bot.app.notices import (
     Notice,
 )
 from cuckoo_bot.app.outbox import Batch
+from cuckoo_bot.app.sweep import Look
 from cuckoo_bot.app.tuning import FRESH, NOTICES_KEPT
 from cuckoo_bot.transport.delivery import copies, elsewhere
 from cuckoo_bot.transport.delivery.background import Background
@@ -107,10 +108,11 @@ class Courier(Background):
         """Deliver what the outbox holds (for one chat, or all) in the background."""
         self._spawn(self.sweep(chat_id))
 
-    async def sweep(self, chat_id: int | None = None) -> int:
+    async def sweep(self, chat_id: int | None = None, look: Look | None = None) -> int:
         """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait,
         what another instance left. Sweeping every chat leaves the notices a press of this
-        process handed over less than ``FRESH`` ago to that press."""
+        process handed over less than ``FRESH`` ago to that press. ``look``: what the sweeper
+        just read (None: read here); with nothing undelivered, there is nothing to claim."""
         young = self.deps.clock.now() - FRESH
 
         def ours_now(n: Notice) -> bool:
@@ -125,8 +127,10 @@ class Courier(Background):
             )
 
         if chat_id is None:  # first: what is delivered next must know where a copy may stand
-            self.tools.learn_doubts(await shown.doubts(self.deps))
-        batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight), keep=ours_now)
+            self.tools.learn_doubts(await shown.doubts(self.deps) if look is None else look.doubts)
+        batch = Batch([])
+        if look is None or look.unsent:
+            batch = await outbox.claim(self.deps, chat_id, skip=set(self._in_flight), keep=ours_now)
         handled = await self._deliver(batch, from_store=True)
         chats = {n.chat_id for n in batch.notices}
         for doubted, since in self.tools.doubts(chat_id).items():

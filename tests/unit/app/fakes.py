@@ -322,6 +322,9 @@ class FakeOutbox:
             self._hold(i)
         return [copy.copy(self.w.outbox[i]) for i in chosen]
 
+    async def unsent(self) -> bool:
+        return bool(self._undelivered())
+
     async def renew(self, ids: Collection[int]) -> set[int]:
         renewed = set()
         for i in ids:

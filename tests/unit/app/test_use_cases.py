@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 from datetime import timedelta
 
-from cuckoo_bot.app import chats, lobby, outbox, play, queries
+from cuckoo_bot.app import chats, lobby, outbox, play, queries, sweep
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import ALL_TIME, GLOBAL_SCOPE, Asker, Chat, GameStatus, Player
 from cuckoo_bot.app.notices import NoticeKind
@@ -147,12 +147,12 @@ async def test_the_turn_clock_keeps_for_the_player_and_early_or_stale_timers_do_
     early = await play.expire(deps, game_id)
     assert not early.batch and the_game(world, game_id).state == before
     clock.advance(91)
-    assert [g for g, _ in await play.due(deps)] == [game_id]
+    assert [g for g, _ in (await sweep.look(deps)).due] == [game_id]
     fired = await play.expire(deps, game_id)
     assert fired.batch
     after = the_game(world, game_id).state
     assert after.turn == before.turn + 1 and after.round.acts[-1].kind.value == "timeout"
-    assert await play.due(deps) == []
+    assert (await sweep.look(deps)).due == []
     # The lapsed prompt says the clock ran out and what the player kept.
     (lapsed,) = [n for n in fired.batch.notices if n.kind is NoticeKind.PLAYED]
     assert lapsed.chat_id == before.actor and lapsed.payload.answer == "timed_out"
@@ -498,7 +498,7 @@ async def test_the_play_again_key_comes_off_the_summary_at_the_lobby_timeout(
     early = await play.expire(deps, game_id)
     assert early.batch is None and the_game(world, game_id).deadline == game.deadline
     clock.advance(deps.lobby_timeout + 1)
-    assert [g for g, _ in await play.due(deps)] == [game_id]  # the sweeper finds it
+    assert [g for g, _ in (await sweep.look(deps)).due] == [game_id]  # the sweeper finds it
     expired = await play.expire(deps, game_id)
     assert expired.batch is not None
     gone, *private = expired.batch.notices
@@ -507,7 +507,7 @@ async def test_the_play_again_key_comes_off_the_summary_at_the_lobby_timeout(
     assert sorted(n.chat_id for n in private) == sorted(p for p in game.seats if p > 0)
     assert all(n.kind is NoticeKind.CLOSE and n.payload.reason == "expired" for n in private)
     assert the_game(world, game_id).deadline is None
-    assert await play.due(deps) == []
+    assert (await sweep.look(deps)).due == []
     again = await play.expire(deps, game_id)  # a second timer, another instance: nothing
     assert again.batch is None
 
@@ -686,9 +686,9 @@ async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(
     # The table, the prompt and the deadline agree on when the turn runs out.
     (prompt,) = [n for n in world.outbox.values() if n.kind is NoticeKind.PROMPT]
     assert prompt.payload.deadline == deadline
-    assert [g for g, _ in await play.due(deps)] == []
+    assert [g for g, _ in (await sweep.look(deps)).due] == []
     clock.advance(70)
-    assert [g for g, _ in await play.due(deps)] == [game_id]
+    assert [g for g, _ in (await sweep.look(deps)).due] == [game_id]
     nudged = await play.expire(deps, game_id)
     assert nudged.deadline == deadline  # the timer is armed again for the turn's end
     (nudge,) = nudged.batch.notices
@@ -696,7 +696,7 @@ async def test_a_slow_player_is_nudged_once_before_the_clock_runs_out(
     assert nudge.payload.turn == turn and nudge.payload.seconds == 20
     assert the_game(world, game_id).state.turn == turn  # nothing else moved
     # Once only: the next wake-up is the deadline itself.
-    assert await play.due(deps) == [] and the_game(world, game_id).warn_at is None
+    assert (await sweep.look(deps)).due == [] and the_game(world, game_id).warn_at is None
     again = await play.expire(deps, game_id)
     assert not again.batch
     clock.advance(20)

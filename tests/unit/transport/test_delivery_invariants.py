@@ -35,7 +35,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from telegram.constants import ParseMode
 from telegram.ext import Defaults, ExtBot
 
-from cuckoo_bot.app import lobby, outbox, play
+from cuckoo_bot.app import lobby, outbox, play, sweep
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
 from cuckoo_bot.domain.engine import legal_actions
@@ -234,11 +234,14 @@ class DeliveryMachine(RuleBasedStateMachine):
 
     async def sweep(self, instance: Instance) -> None:
         try:
-            for game_id, _ in await play.due(instance.deps):
+            found = await sweep.look(instance.deps)  # as ``Upkeep.sweep`` reads and acts
+            for game_id, _ in found.due:
                 outcome = await play.expire(instance.deps, game_id)
                 if outcome.batch:
                     await instance.courier.deliver(outcome.batch)
-            await instance.courier.sweep()
+            if found.due:
+                found = await sweep.look(instance.deps)
+            await instance.courier.sweep(look=found)
         except StoreDown:
             pass
 
