@@ -318,7 +318,8 @@ class UnitOfWork(Protocol):
 
 class UnitOfWorkFactory(Protocol):
     def __call__(self, *, read_only: bool = False, autocommit: bool = False) -> UnitOfWork:
-        """``read_only=True``: a transaction that only reads takes no write lock.
+        """``read_only=True``: a unit of work that only reads takes no write lock (on
+        PostgreSQL it begins no transaction, which at READ COMMITTED would add nothing).
         ``autocommit=True``: no transaction, for a unit of work that writes one statement."""
         ...
 

@@ -179,8 +179,8 @@ def _bound(engine: AsyncEngine, mode: str) -> AsyncEngine:
     READ COMMITTED every statement sees the data as of its own start even inside a
     transaction, so a transaction that only reads is no more consistent than its statements
     alone, and one statement commits by itself, as on SQLite (``BEGIN_NONE``). Each such unit
-    of work is then two round trips shorter (no BEGIN, no COMMIT or ROLLBACK): about half of
-    a press's units of work, and every one of the sweep's."""
+    of work is then two round trips shorter (no BEGIN, no COMMIT or ROLLBACK): a press's
+    reads and its marks, and every one of the sweep's."""
     if engine.dialect.name == "postgresql" and mode != BEGIN_WRITE:
         return engine.execution_options(**{BEGIN: mode, "isolation_level": "AUTOCOMMIT"})
     return engine.execution_options(**{BEGIN: mode})
