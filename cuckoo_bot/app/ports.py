@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
@@ -122,11 +123,6 @@ class OutboxRepository(Protocol):
         """Notices not delivered yet that no other instance holds, oldest first (one chat's,
         or every chat's when ``chat_id`` is None); they are this instance's until the lease
         runs out. A notice waiting for its next try is left until then."""
-        ...
-
-    async def unsent(self) -> bool:
-        """Whether any notice is not delivered yet, held by any instance or by none (one
-        statement): a sweep that finds none has nothing to claim."""
         ...
 
     async def renew(self, ids: Collection[int]) -> set[int]:
@@ -293,6 +289,28 @@ class UpdateLog(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Pending:
+    """Which of the sweeper's reads would find anything now: ``due``
+    (``GameRepository.due``), ``held`` (``ChatRepository.held``), ``doubts``
+    (``MessageRepository.doubts``), ``copies`` (``MessageRepository.copies``); ``unsent``:
+    some notice is not delivered yet, held by any instance or by none (a sweep that finds
+    none has nothing to claim)."""
+
+    due: bool = False
+    held: bool = False
+    doubts: bool = False
+    unsent: bool = False
+    copies: bool = False
+
+
+class SweepRepository(Protocol):
+    async def pending(self, now: datetime) -> Pending:
+        """What the sweeper would find now, in one statement: on most runs nothing, or only
+        notices on their way, and then that one statement is all a sweep reads."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One database transaction: only ``commit`` keeps changes; leaving without it rolls back."""
 
@@ -303,6 +321,7 @@ class UnitOfWork(Protocol):
     messages: MessageRepository
     standings: StandingRepository
     updates: UpdateLog
+    sweep: SweepRepository
 
     async def __aenter__(self) -> Self: ...
 

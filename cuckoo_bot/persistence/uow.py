@@ -23,6 +23,7 @@ from cuckoo_bot.app.ports import (
     OutboxRepository,
     PlayerRepository,
     StandingRepository,
+    SweepRepository,
     UnitOfWork,
     UnitOfWorkFactory,
     UpdateLog,
@@ -43,6 +44,7 @@ from cuckoo_bot.persistence.repositories import (
     SqlOutbox,
     SqlPlayers,
     SqlStandings,
+    SqlSweep,
     SqlUpdateLog,
     Store,
 )
@@ -74,6 +76,7 @@ class SqlUnitOfWork:
     messages: MessageRepository
     standings: StandingRepository
     updates: UpdateLog
+    sweep: SweepRepository
 
     def __init__(
         self,
@@ -116,6 +119,7 @@ class SqlUnitOfWork:
         self.messages = SqlMessages(store)
         self.standings = SqlStandings(store)
         self.updates = SqlUpdateLog(store)
+        self.sweep = SqlSweep(store)
         if self._gate is not None:  # last: nothing after it can fail and leave the turn held
             try:
                 # As long as SQLite's busy handler would have waited for its write lock.

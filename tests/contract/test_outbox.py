@@ -921,23 +921,3 @@ async def test_a_games_end_read_back_after_a_later_game_showed_is_not_shown_agai
     # Passed over for good: no instance claims them again.
     clock.advance(seconds=LEASE.total_seconds() + 1)
     assert set(await _claim(uow_factory)) == set(kept)
-
-
-async def test_unsent_until_every_notice_is_shown_or_refused_a_retry_still_unsent(
-    store: Store, clock: StepClock
-) -> None:
-    """What a sweep asks before it claims: any notice not delivered yet, whoever holds it."""
-    one, two = store.instance("one"), store.instance("two")
-
-    async def unsent(factory: UnitOfWorkFactory) -> bool:
-        async with factory(read_only=True) as uow:
-            return await uow.outbox.unsent()
-
-    assert not await unsent(two)
-    shown_id, refused_id, retried_id = await _add(one, [_note("a"), _note("b"), _note("c")])
-    assert await unsent(two)  # held by "one": unsent all the same
-    await _mark(one, Delivered(shown_id, 7), Delivered(refused_id, error="Forbidden"))
-    await _mark(one, Delivered(retried_id, retry_at=clock.now() + timedelta(seconds=30)))
-    assert await unsent(two)  # a try failed: tried again later
-    await _mark(two, Delivered(retried_id, 8))
-    assert not await unsent(one)

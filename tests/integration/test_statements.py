@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from cuckoo_bot.app import lobby
+from cuckoo_bot.app import lobby, sweep
 from cuckoo_bot.app.deps import Deps
 from cuckoo_bot.app.model import Chat, GameStatus, Player
 from cuckoo_bot.bootstrap import assemble
@@ -162,3 +162,50 @@ async def test_a_keep_a_swap_a_cut_and_the_press_that_ends_a_round_cost_at_most_
     else:
         assert notified == []
     assert bool(heard) == (live and engine.dialect.name == "sqlite")
+
+
+async def test_a_sweep_that_finds_nothing_to_do_costs_one_statement(
+    fake: FakeBotApi, engine: AsyncEngine, clock: StepClock
+) -> None:
+    """The sweeper runs every two seconds, all day: when no clock ran out, no chat is held
+    back or in doubt, nothing is undelivered and no notice shows twice, it reads the one
+    statement that says so (``SweepRepository.pending``), as ``Upkeep.sweep`` runs it. A
+    notice on its way adds its claim, and only that."""
+    uow_factory = sql_uow_factory(engine, clock)
+    deps = Deps(uow=uow_factory, rng=random.Random(4), clock=clock, turn_timeout=60)
+    app = assemble(TOKEN, fake.base_url, deps, Translator(), group_rate=1000, private_interval=0)
+    await app.initialize()
+    courier = app.bot_data.services.courier
+    try:
+        people = [Player(id=i, first_name=f"P{i}", can_dm=True) for i in (1, 2, 3, 4)]
+        opened = await lobby.open_lobby(
+            deps, Chat(id=GROUP, title="Club"), people[0], thread_id=None
+        )
+        assert opened.game_id is not None
+        for person in people[1:]:
+            await lobby.join(deps, opened.game_id, person)
+        clock.advance(seconds=11)  # older than ``FRESH``: left to a sweep, not to a press
+        await courier.sweep()  # the lobby's messages
+
+        counter = Statements(engine)
+        found = await sweep.look(deps)
+        assert found == sweep.Look(due=[], held={}, doubts={}, unsent=False, copies=[])
+        await courier.sweep(look=found)
+        # SQLite shows the read's BEGIN (a snapshot for the reads the answer may ask for).
+        assert _but_begin(counter.sql) == 1, counter.sql
+
+        # The game starts, and what it wrote is left undelivered: the sweep claims it.
+        started = await lobby.start(deps, GROUP, people[0], is_admin=False)
+        assert started.batch is not None and started.batch.notices
+        clock.advance(seconds=11)
+        del counter.sql[:]
+        found = await sweep.look(deps)
+        assert found.unsent and not found.due and _but_begin(counter.sql) == 1, counter.sql
+        assert await courier.sweep(look=found) >= len(started.batch.notices)
+        assert not (await sweep.look(deps)).unsent
+    finally:
+        await app.shutdown()
+
+
+def _but_begin(sql: list[str]) -> int:
+    return len([q for q in sql if not q.startswith("BEGIN")])

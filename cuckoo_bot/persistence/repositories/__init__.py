@@ -8,6 +8,7 @@ from cuckoo_bot.persistence.repositories.outbox import SqlOutbox
 from cuckoo_bot.persistence.repositories.players import SqlPlayers
 from cuckoo_bot.persistence.repositories.standings import SqlStandings
 from cuckoo_bot.persistence.repositories.store import Store
+from cuckoo_bot.persistence.repositories.sweep import SqlSweep
 from cuckoo_bot.persistence.repositories.updates import (
     UPDATE_RETENTION,
     UPDATES_PRUNE_EVERY,
@@ -23,6 +24,7 @@ __all__ = [
     "SqlOutbox",
     "SqlPlayers",
     "SqlStandings",
+    "SqlSweep",
     "SqlUpdateLog",
     "Store",
 ]

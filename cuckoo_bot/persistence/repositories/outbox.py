@@ -14,7 +14,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     delete,
-    exists,
     func,
     insert,
     or_,
@@ -76,13 +75,6 @@ def _claiming(one_chat: bool) -> Any:
     )
 
 
-@cache
-def _unsent() -> Any:
-    """``unsent``'s statement (the partial index ``ix_outbox_pending`` holds just those rows)."""
-    rows = table_of(OutboxRow)
-    return select(exists().where(rows.c.sent_at.is_(None)).label("unsent"))
-
-
 class SqlOutbox:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -111,10 +103,6 @@ class SqlOutbox:
         params |= {"most": limit, "chat": chat_id}
         found = await self._s.fetch(_claiming(chat_id is not None), params)
         return [notice_from_row(row) for row in sorted(found, key=lambda row: row.id)]
-
-    async def unsent(self) -> bool:
-        (found,) = await self._s.fetch(_unsent())
-        return bool(found.unsent)
 
     async def renew(self, ids: Collection[int]) -> set[int]:
         if not ids:

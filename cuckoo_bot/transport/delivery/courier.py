@@ -112,7 +112,7 @@ class Courier(Background):
         """Deliver what the outbox still holds: leftovers of a crash, chats that had to wait,
         what another instance left. Sweeping every chat leaves the notices a press of this
         process handed over less than ``FRESH`` ago to that press. ``look``: what the sweeper
-        just read (None: read here); with nothing undelivered, there is nothing to claim."""
+        just read (None: read here); with nothing undelivered there is nothing to claim."""
         young = self.deps.clock.now() - FRESH
 
         def ours_now(n: Notice) -> bool:
@@ -136,8 +136,9 @@ class Courier(Background):
         for doubted, since in self.tools.doubts(chat_id).items():
             if doubted not in chats:
                 await self.chats.tidy(doubted, since)
-        if chat_id is None:
-            await copies.settle(self.chats, await shown.copies(self.deps))
+        if chat_id is None:  # the look's copies stand if this sweep changed no message
+            seen = None if look is None or handled or look.doubts else look.copies
+            await copies.settle(self.chats, await shown.copies(self.deps) if seen is None else seen)
         return handled
 
     async def deliver(self, batch: Batch) -> int:

@@ -35,8 +35,10 @@ from cuckoo_bot.app.ports import (
     GameRepository,
     MessageRepository,
     OutboxRepository,
+    Pending,
     PlayerRepository,
     StandingRepository,
+    SweepRepository,
     UpdateLog,
 )
 from cuckoo_bot.app.tuning import LEASE
@@ -321,9 +323,6 @@ class FakeOutbox:
         for i in chosen:
             self._hold(i)
         return [copy.copy(self.w.outbox[i]) for i in chosen]
-
-    async def unsent(self) -> bool:
-        return bool(self._undelivered())
 
     async def renew(self, ids: Collection[int]) -> set[int]:
         renewed = set()
@@ -676,6 +675,24 @@ class FakeUpdates:
         return True
 
 
+class FakeSweep:
+    """The sweeper's question, answered by the other repositories' own reads."""
+
+    def __init__(
+        self, games: FakeGames, chats: FakeChats, messages: FakeMessages, outbox: FakeOutbox
+    ) -> None:
+        self.games, self.chats, self.messages, self.outbox = games, chats, messages, outbox
+
+    async def pending(self, now: datetime) -> Pending:
+        return Pending(
+            due=bool(await self.games.due(now, limit=1)),
+            held=bool(await self.chats.held(now)),
+            doubts=bool(await self.messages.doubts()),
+            unsent=bool(await self.outbox.backlog()),
+            copies=bool(await self.messages.copies(limit=1)),
+        )
+
+
 class FakeUnitOfWorkFactory:
     """``ports.UnitOfWorkFactory`` over one in-memory world (every mode behaves the same).
 
@@ -738,6 +755,7 @@ class FakeUnitOfWork:
     messages: MessageRepository
     standings: StandingRepository
     updates: UpdateLog
+    sweep: SweepRepository
 
     def __init__(
         self,
@@ -753,13 +771,14 @@ class FakeUnitOfWork:
 
     async def __aenter__(self) -> Self:
         self._draft = copy.deepcopy(self._world)
-        self.chats = FakeChats(self._draft)
+        chats, games = FakeChats(self._draft), FakeGames(self._draft)
+        outbox = FakeOutbox(self._draft, self._now, self._instance, self._lease)
+        messages = FakeMessages(self._draft, self._now)
+        self.chats, self.games, self.outbox, self.messages = chats, games, outbox, messages
         self.players = FakePlayers(self._draft)
-        self.games = FakeGames(self._draft)
-        self.outbox = FakeOutbox(self._draft, self._now, self._instance, self._lease)
-        self.messages = FakeMessages(self._draft, self._now)
         self.standings = FakeStandings(self._draft)
         self.updates = FakeUpdates(self._draft)
+        self.sweep = FakeSweep(games, chats, messages, outbox)
         return self
 
     async def __aexit__(

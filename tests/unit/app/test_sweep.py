@@ -1,6 +1,6 @@
 """What the sweeper reads at each run (``sweep.look``): the games whose clock ran out, the
-chats Telegram holds back, the chats in doubt and whether anything is undelivered, all four in
-one unit of work."""
+chats Telegram holds back, the chats in doubt, whether anything is undelivered and the second
+copies, all in one unit of work."""
 
 from __future__ import annotations
 
