@@ -14,7 +14,7 @@ from tests.contract.conftest import Store
 from tests.databases import StepClock
 from tests.integration.builders import CHAT_ID, lobby, seed
 
-OTHER = CHAT_ID - 1
+OTHER, THIRD = CHAT_ID - 1, CHAT_ID - 2
 
 
 async def _pending(factory: UnitOfWorkFactory, clock: StepClock) -> Pending:
@@ -58,11 +58,15 @@ async def test_a_game_is_due_at_its_deadline_or_its_nudge_never_once_cancelled(
 ) -> None:
     one = store.instance("one")
     async with one() as uow:
-        await seed(uow, (CHAT_ID, OTHER))
+        await seed(uow, (CHAT_ID, OTHER, THIRD))
         await uow.games.add(
             lobby(CHAT_ID, status=GameStatus.CANCELLED, deadline=clock.now() - timedelta(days=1))
         )
         waiting = await uow.games.add(lobby(OTHER, deadline=clock.now() + timedelta(seconds=30)))
+        # A nudge with no deadline left wakes nothing (``due`` reads only a clock that runs).
+        unclocked = lobby(THIRD, deadline=None)
+        unclocked.warn_at = clock.now() - timedelta(seconds=1)
+        await uow.games.add(unclocked)
         await uow.commit()
     assert await _pending(one, clock) == Pending()  # a cancelled game's clock is stopped
     clock.advance(seconds=30)

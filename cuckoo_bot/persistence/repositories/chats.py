@@ -4,8 +4,10 @@ Telegram's flood control refuses a chat."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     delete,
     exists,
     insert,
@@ -31,6 +33,13 @@ from cuckoo_bot.persistence.models import (
 from cuckoo_bot.persistence.repositories.store import Store
 
 FORGET_HOLDS = timedelta(days=1)  # a flood wait over for this long is deleted
+
+
+def held_at(now: Any) -> ColumnElement[bool]:
+    """A chat Telegram holds back at ``now`` (a time, or a bound parameter): what ``held``
+    reads, and what the sweeper asks first (``sweep.py``)."""
+    held: ColumnElement[bool] = FloodWaitRow.until > now
+    return held
 
 
 class SqlChats:
@@ -147,6 +156,6 @@ class SqlChats:
 
     async def held(self, now: datetime) -> dict[int, datetime]:
         rows = await self._s.session.execute(
-            select(FloodWaitRow.chat_id, FloodWaitRow.until).where(FloodWaitRow.until > now)
+            select(FloodWaitRow.chat_id, FloodWaitRow.until).where(held_at(now))
         )
         return {chat_id: until for chat_id, until in rows.all()}

@@ -8,7 +8,9 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     Select,
+    and_,
     bindparam,
     delete,
     func,
@@ -54,6 +56,16 @@ from cuckoo_bot.persistence.models import (
 from cuckoo_bot.persistence.repositories.store import Prefixed, Store, table_of
 
 _CHAT = "chat__"  # the chat's columns in a game's row, each under this prefix
+
+
+def due_at(now: Any) -> ColumnElement[bool]:
+    """A game whose clock has woken at ``now`` (a time, or a bound parameter): its deadline or
+    its nudge has come. What ``due`` reads, and what the sweeper asks first (``sweep.py``)."""
+    # One comparison a status, not ``IN``: an ``IN`` list is expanded at every run, and the
+    # driver's own path (``direct.py``) leaves such a statement to the session.
+    timed = or_(*(GameRow.status == status for status in TIMED_STATUSES))
+    woke = or_(GameRow.deadline <= now, GameRow.warn_at <= now)
+    return and_(timed, GameRow.deadline.is_not(None), woke)
 
 
 def _game_and_chat() -> Select[Any]:
@@ -248,10 +260,7 @@ class SqlGames:
         """Games whose deadline or nudge is at or before ``now``, with when they woke."""
         result = await self._s.session.execute(
             select(GameRow.id, GameRow.deadline, GameRow.warn_at)
-            .where(
-                GameRow.status.in_(TIMED_STATUSES),
-                or_(GameRow.deadline <= now, GameRow.warn_at <= now),
-            )
+            .where(due_at(now))
             .order_by(GameRow.deadline, GameRow.id)  # a nudge is always before its deadline
             .limit(limit)
         )

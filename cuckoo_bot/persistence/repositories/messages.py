@@ -49,6 +49,11 @@ def _message(row: MessageRow) -> Message:
     )
 
 
+# A chat in doubt: a row of a message whose id is not known (``doubt``). What ``doubts``
+# reads, and what the sweeper asks first (``sweep.py``).
+IN_DOUBT = MessageRow.message_id.is_(None)
+
+
 class SqlMessages:
     def __init__(self, store: Store) -> None:
         self._s = store
@@ -142,7 +147,7 @@ class SqlMessages:
     async def doubts(self) -> dict[int, int]:
         rows = await self._s.session.execute(
             select(MessageRow.chat_id, func.min(MessageRow.sent_by))
-            .where(MessageRow.message_id.is_(None))
+            .where(IN_DOUBT)
             .group_by(MessageRow.chat_id)
         )
         return {int(chat): int(since) for chat, since in rows.all()}

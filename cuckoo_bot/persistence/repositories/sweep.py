@@ -14,35 +14,29 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, exists, or_, select
+from sqlalchemy import bindparam, exists, select
 
 from cuckoo_bot.app.ports import Pending
-from cuckoo_bot.persistence.models import (
-    TIMED_STATUSES,
-    FloodWaitRow,
-    GameRow,
-    MessageRow,
-    OutboxRow,
-)
+from cuckoo_bot.persistence.models import OutboxRow
 from cuckoo_bot.persistence.repositories import stalls
+from cuckoo_bot.persistence.repositories.chats import held_at
+from cuckoo_bot.persistence.repositories.games import due_at
+from cuckoo_bot.persistence.repositories.messages import IN_DOUBT
 from cuckoo_bot.persistence.repositories.store import Store
 from cuckoo_bot.persistence.types import UtcDateTime
 
 
 @cache
 def _pending() -> Any:
-    """The five questions as one statement, built once, ``now`` bound at each run. Each
-    matches its repository's read: ``SqlGames.due``, ``SqlChats.held``,
-    ``SqlMessages.doubts``, ``SqlOutbox``'s undelivered notices (the partial index
-    ``ix_outbox_pending`` holds just those rows) and ``stalls.copies``."""
+    """The five questions as one statement, built once, ``now`` bound at each run. Each asks
+    what its repository's read reads: ``games.due_at``, ``chats.held_at``,
+    ``messages.IN_DOUBT``, the notices not delivered (the partial index ``ix_outbox_pending``
+    holds just those rows) and ``stalls.copies``."""
     now = bindparam("now", type_=UtcDateTime)
-    # One comparison a status, not ``IN``: an ``IN`` list is expanded at every run, and the
-    # driver's own path (``direct.py``) leaves such a statement to the session.
-    timed = or_(*(GameRow.status == status for status in TIMED_STATUSES))
     return select(
-        exists().where(timed, or_(GameRow.deadline <= now, GameRow.warn_at <= now)).label("due"),
-        exists().where(FloodWaitRow.until > now).label("held"),
-        exists().where(MessageRow.message_id.is_(None)).label("doubts"),
+        exists().where(due_at(now)).label("due"),
+        exists().where(held_at(now)).label("held"),
+        exists().where(IN_DOUBT).label("doubts"),
         exists().where(OutboxRow.sent_at.is_(None)).label("unsent"),
         stalls.copies(1).exists().label("copies"),
     )
