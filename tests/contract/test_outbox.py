@@ -31,22 +31,12 @@ from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.app.tuning import LEASE, MAX_TRIES, RETENTION
 from cuckoo_bot.domain.cards import Card
 from tests.contract.conftest import Store
+from tests.contract.steps import add, mark, note
 from tests.databases import StepClock
 from tests.integration.builders import CHAT_ID, PLAYERS, lobby, seed, start
 
 ACE = Card.from_code("AS")
 ANN, BEA = PLAYERS[0].id, PLAYERS[1].id
-
-
-def _note(text: str, game_id: int | None = None, chat_id: int = CHAT_ID) -> Notice:
-    return Notice(NoticeKind.ANNOUNCE, chat_id, Announcement(text, {}), game_id)
-
-
-async def _add(factory: UnitOfWorkFactory, notices: list[Notice]) -> list[int]:
-    async with factory() as uow:
-        await uow.outbox.add_many(notices)
-        await uow.commit()
-    return [n.id for n in notices]
 
 
 async def _claim(
@@ -56,12 +46,6 @@ async def _claim(
         found = await uow.outbox.claim(chat_id, limit)
         await uow.commit()
     return [n.id for n in found]
-
-
-async def _mark(factory: UnitOfWorkFactory, *delivered: Delivered) -> None:
-    async with factory(autocommit=True) as uow:
-        await uow.outbox.mark(delivered)
-        await uow.commit()
 
 
 async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit(
@@ -97,7 +81,7 @@ async def test_outbox_pending_oldest_first_until_marked_and_the_messages_to_edit
         assert await uow.outbox.claim(limit=2) == notices[:2]
         assert await uow.outbox.claim(chat_id=player) == [notices[1], notices[4]]
         assert await uow.outbox.backlog() == 5
-    await _mark(
+    await mark(
         uow_factory,
         Delivered(ids[0], message_id=501, live_keys=True),
         Delivered(ids[2], error="Forbidden: bot was blocked by the user"),
@@ -129,9 +113,9 @@ async def test_claims_come_oldest_first_across_chats_and_by_chat_on_request(
         await seed(uow)
         await uow.commit()
     # Two chats' notices interleaved: every chat's come in the order they were made.
-    a1, b1, a2, b2, a3 = await _add(
+    a1, b1, a2, b2, a3 = await add(
         uow_factory,
-        [_note("a1"), _note("b1", chat_id=ANN), _note("a2"), _note("b2", chat_id=ANN), _note("a3")],
+        [note("a1"), note("b1", chat_id=ANN), note("a2"), note("b2", chat_id=ANN), note("a3")],
     )
     assert await _claim(uow_factory) == [a1, b1, a2, b2, a3]
     assert await _claim(uow_factory, limit=3) == [a1, b1, a2]
@@ -149,7 +133,7 @@ async def test_a_notice_is_held_by_the_instance_that_made_it_until_its_lease_run
     one, two = store.instance("one"), store.instance("two")
     async with one() as uow:
         await seed(uow)
-        made = [_note("a"), _note("b")]
+        made = [note("a"), note("b")]
         await uow.outbox.add_many(made)
         await uow.commit()
     assert await _claim(two) == []  # "one" is delivering them
@@ -178,10 +162,10 @@ async def test_when_a_private_chat_was_last_sent_a_message_by_any_instance(
         await uow.commit()
     deal = Notice(NoticeKind.DEAL, ANN, DealNote(1, Card.from_code("7H"), 1, 2, 3))
     played = Notice(NoticeKind.PLAYED, BEA, PlayedNote(1, 1, "done_keep"))
-    dealt, answered, told = await _add(one, [deal, played, _note("a")])
-    await _mark(one, Delivered(answered, 7), Delivered(told, 8))
+    dealt, answered, told = await add(one, [deal, played, note("a")])
+    await mark(one, Delivered(answered, 7), Delivered(told, 8))
     clock.advance(seconds=1)
-    await _mark(one, Delivered(dealt, 5))
+    await mark(one, Delivered(dealt, 5))
     sent_at = clock.now()
     clock.advance(seconds=0.5)
     chats: dict[int, int | None] = {ANN: None, BEA: None, CHAT_ID: None}
@@ -209,8 +193,8 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    older, newer = await _add(one, [_note("a"), _note("b", chat_id=ANN)])
-    (theirs,) = await _add(two, [_note("c")])  # "two" holds one in the group too
+    older, newer = await add(one, [note("a"), note("b", chat_id=ANN)])
+    (theirs,) = await add(two, [note("c")])  # "two" holds one in the group too
 
     async def held(by: UnitOfWorkFactory, before: int | None = None) -> frozenset[int]:
         async with by(read_only=True) as uow:
@@ -223,7 +207,7 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
     assert await held(one) == {CHAT_ID}  # its own are not "elsewhere"
     read = clock.now()
     clock.advance(seconds=1)
-    await _mark(one, Delivered(older, 5))
+    await mark(one, Delivered(older, 5))
     assert await held(two) == {ANN}  # shown: no longer in hand
     async with two(read_only=True) as uow:  # and shown since a batch read the chats
         found = await uow.outbox.elsewhere({CHAT_ID: None, ANN: None}, since=read)
@@ -251,7 +235,7 @@ async def test_where_another_instance_is_showing_something_or_showed_it_since_a_
         assert found.left == {CHAT_ID}
         found = await uow.outbox.elsewhere({CHAT_ID: theirs})
         assert found.left == frozenset()  # only notices older than the batch's
-    await _mark(two, Delivered(newer, retry_at=clock.now() + timedelta(seconds=30)))
+    await mark(two, Delivered(newer, retry_at=clock.now() + timedelta(seconds=30)))
     async with two(read_only=True) as uow:  # a failed try waits for its retry: not left
         assert (await uow.outbox.elsewhere({ANN: None})).left == frozenset()
     clock.advance(seconds=30)
@@ -270,9 +254,9 @@ async def test_an_instance_is_told_what_other_processes_showed_since_its_read_no
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    (dealt,) = await _add(one, [_note("a", chat_id=ANN)])
+    (dealt,) = await add(one, [note("a", chat_id=ANN)])
     read = clock.now()
-    await _mark(one, Delivered(dealt, 5))
+    await mark(one, Delivered(dealt, 5))
     shown_at = clock.now()
     clock.advance(seconds=0.5)
     paced_since = clock.now() - timedelta(seconds=1)
@@ -338,28 +322,28 @@ async def test_a_running_game_whose_turn_nothing_asks_for_is_found(
         return Notice(NoticeKind.PROMPT, ANN, PromptNote(1, 4, ACE, 3, ("keep",), 2), game_id)
 
     on_its_way, with_keys, without = prompt(asked.id), prompt(shown.id), prompt(lost.id)
-    await _add(uow_factory, [on_its_way, with_keys, without])
-    await _mark(uow_factory, Delivered(with_keys.id, 7, True), Delivered(without.id, 8, False))
+    await add(uow_factory, [on_its_way, with_keys, without])
+    await mark(uow_factory, Delivered(with_keys.id, 7, True), Delivered(without.id, 8, False))
     async with uow_factory(read_only=True) as uow:
         assert await uow.outbox.unprompted() == [lost.id]
         assert await uow.outbox.unprompted(lost.id) == [lost.id]
         assert await uow.outbox.unprompted(shown.id) == []
         assert waiting.id not in await uow.outbox.unprompted()
-    await _mark(uow_factory, Delivered(with_keys.id, 7, False))  # its keys came off
+    await mark(uow_factory, Delivered(with_keys.id, 7, False))  # its keys came off
     async with uow_factory(read_only=True) as uow:
         assert await uow.outbox.unprompted() == [shown.id, lost.id]
 
     # The next turn's prompt: once it is shown and its keys come off (a copy, a lost edit),
     # the older prompt the store still thinks shows keys does not ask for the turn.
     older = prompt(lost.id)
-    await _add(uow_factory, [older])
-    await _mark(uow_factory, Delivered(older.id, 9, True))
+    await add(uow_factory, [older])
+    await mark(uow_factory, Delivered(older.id, 9, True))
     async with uow_factory(read_only=True) as uow:
         assert lost.id not in await uow.outbox.unprompted()
-    (newer,) = await _add(uow_factory, [prompt(lost.id)])  # the turn after
+    (newer,) = await add(uow_factory, [prompt(lost.id)])  # the turn after
     async with uow_factory(read_only=True) as uow:
         assert lost.id not in await uow.outbox.unprompted()  # on its way
-    await _mark(uow_factory, Delivered(newer, 10, False))  # shown, its keys lost
+    await mark(uow_factory, Delivered(newer, 10, False))  # shown, its keys lost
     async with uow_factory(read_only=True) as uow:
         assert await uow.outbox.unprompted(lost.id) == [lost.id]
 
@@ -369,7 +353,7 @@ async def test_a_lease_runs_out_at_its_end_for_everyone(store: Store, clock: Ste
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    (made,) = await _add(one, [_note("a")])
+    (made,) = await add(one, [note("a")])
     clock.advance(seconds=LEASE.total_seconds(), microseconds=-1)
     assert await _claim(two) == []
     clock.advance(microseconds=1)  # the very end of the lease: free, and "two" takes it
@@ -384,7 +368,7 @@ async def test_renewing_holds_only_what_the_instance_itself_holds(
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    mine, theirs = await _add(one, [_note("mine"), _note("theirs")])
+    mine, theirs = await add(one, [note("mine"), note("theirs")])
     clock.advance(seconds=LEASE.total_seconds() + 1)
     assert await _claim(two, limit=1) == [mine]  # "one" died; "two" takes the first
     async with one(autocommit=True) as uow:  # "one" was alive after all, and renews both
@@ -405,7 +389,7 @@ async def test_a_failing_notice_waits_longer_each_time_and_is_given_up_without_b
 ) -> None:
     async with uow_factory() as uow:
         await seed(uow)
-        bad, good = _note("bad"), _note("good")
+        bad, good = note("bad"), note("good")
         await uow.outbox.add_many([bad, good])
         await uow.commit()
     waits = []
@@ -416,7 +400,7 @@ async def test_a_failing_notice_waits_longer_each_time_and_is_given_up_without_b
         assert claimed and claimed[0].id == bad.id
         assert claimed[0].attempts == tries  # the store counts the failed tries
         done = outbox.failed(claimed[0], "KeyError: 'x'", clock.now())
-        await _mark(uow_factory, done)
+        await mark(uow_factory, done)
         if done.retry_at is None:
             assert done.error is not None and done.error.startswith(f"gave up after {MAX_TRIES}")
             break
@@ -437,8 +421,8 @@ async def test_a_retry_is_free_for_any_instance_once_due(store: Store, clock: St
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    (failing,) = await _add(one, [_note("failing")])
-    await _mark(one, Delivered(failing, error="boom", retry_at=clock.now() + timedelta(seconds=4)))
+    (failing,) = await add(one, [note("failing")])
+    await mark(one, Delivered(failing, error="boom", retry_at=clock.now() + timedelta(seconds=4)))
     assert await _claim(one) == [] and await _claim(two) == []
     clock.advance(seconds=4)
     assert await _claim(two) == [failing]
@@ -450,7 +434,7 @@ async def test_a_new_life_of_an_instance_takes_its_own_claims_back_at_once(
 ) -> None:
     async with store.instance("host-a")() as uow:
         await seed(uow)
-        made = [_note("a"), _note("b")]
+        made = [note("a"), note("b")]
         await uow.outbox.add_many(made)
         await uow.commit()
     # The process dies at once and starts again under the same name: no lease to wait for.
@@ -467,7 +451,7 @@ async def test_the_sole_poller_takes_over_every_claim_but_leaves_a_retry_waiting
 ) -> None:
     async with store.instance("old")() as uow:
         await seed(uow)
-        held, failing = _note("held"), _note("failing")
+        held, failing = note("held"), note("failing")
         await uow.outbox.add_many([held, failing])
         await uow.outbox.mark(
             [Delivered(failing.id, error="boom", retry_at=clock.now() + timedelta(seconds=30))]
@@ -484,7 +468,7 @@ async def test_a_stopping_instance_hands_back_what_it_holds(store: Store, clock:
     stopping = Deps(uow=store.instance("stopping"), rng=random.Random(1), clock=clock)
     async with stopping.uow() as uow:
         await seed(uow)
-        made = [_note("a"), _note("b")]
+        made = [note("a"), note("b")]
         await uow.outbox.add_many(made)
         await uow.commit()
     await outbox.mark(stopping, [Delivered(made[0].id, message_id=7)])  # one was shown
@@ -515,8 +499,8 @@ async def test_the_messages_later_notices_may_edit(uow_factory: UnitOfWorkFactor
         "unsent table": Notice(NoticeKind.TABLE, CHAT_ID, TableView(1, 5, (1, 2), (3, 3)), game.id),
         "other game": Notice(NoticeKind.LOBBY, CHAT_ID, LobbyView(GameStatus.LOBBY), other.id),
     }
-    ids = dict(zip(notes, await _add(uow_factory, list(notes.values())), strict=True))
-    await _mark(
+    ids = dict(zip(notes, await add(uow_factory, list(notes.values())), strict=True))
+    await mark(
         uow_factory,
         Delivered(ids["old lobby"], message_id=10),
         Delivered(ids["lobby"], message_id=11),
@@ -553,7 +537,7 @@ async def test_where_a_notice_would_have_shown_in_its_chat(uow_factory: UnitOfWo
         await uow.commit()
     deal, prompt, later, elsewhere = (n.id for n in notices)
     # The prompt's mark was lost: the chat's messages before and after it are known.
-    await _mark(
+    await mark(
         uow_factory,
         Delivered(deal, message_id=4),
         Delivered(later, message_id=9),
@@ -594,15 +578,15 @@ async def test_sent_notices_nothing_edits_are_pruned_after_the_retention(
         over = await uow.games.add(lobby(status=GameStatus.FINISHED))
         running = await uow.games.add(lobby())
         notices = [
-            _note("over", over.id),
-            _note("running", running.id),
-            _note("keys", over.id),
-            _note("unsent", over.id),
-            _note("no game"),
+            note("over", over.id),
+            note("running", running.id),
+            note("keys", over.id),
+            note("unsent", over.id),
+            note("no game"),
         ]
         await uow.outbox.add_many(notices)
         await uow.commit()
-    await _mark(
+    await mark(
         uow_factory,
         Delivered(notices[0].id, message_id=1),
         Delivered(notices[1].id, message_id=2),
@@ -649,7 +633,7 @@ async def test_a_message_ends_as_its_newest_report_whatever_order_the_marks_come
     for number, (last, order) in enumerate(cases, start=100):
         found = reports(number, last=last)
         for index in order:
-            await _mark(uow_factory, found[index])
+            await mark(uow_factory, found[index])
     async with uow_factory(read_only=True) as uow:
         for number, (last, order) in enumerate(cases, start=100):
             row = await uow.messages.get(ANN, number)
@@ -690,8 +674,8 @@ async def test_a_copy_recorded_as_telegram_answers_leaves_its_notice_to_be_marke
         assert row is not None and (row.keys, row.shown, row.sent_by) == (True, asked.id, asked.id)
         assert await uow.messages.doubts() == {}
     assert asked.id in await _claim(uow_factory)  # not marked: still to deliver
-    await _mark(uow_factory, Delivered(asked.id, 80, live_keys=True))
-    await _mark(uow_factory, Delivered(later.id, 80, live_keys=False))
+    await mark(uow_factory, Delivered(asked.id, 80, live_keys=True))
+    await mark(uow_factory, Delivered(later.id, 80, live_keys=False))
     async with uow_factory(read_only=True) as uow:
         row = await uow.messages.get(ANN, 80)
         assert row is not None and (row.keys, row.shown) == (False, later.id)
@@ -708,14 +692,14 @@ async def test_a_message_cleared_as_unaccounted_keeps_no_keys_a_late_report_gave
     async with uow_factory(autocommit=True) as uow:
         await uow.messages.cleared(ANN, [70, 71], asked.id)
         await uow.commit()
-    await _mark(uow_factory, Delivered(asked.id, 70, live_keys=True))  # the late report
+    await mark(uow_factory, Delivered(asked.id, 70, live_keys=True))  # the late report
     async with uow_factory(read_only=True) as uow:
         row = await uow.messages.get(ANN, 70)
         assert row is not None and (row.keys, row.shown, row.kind) == (False, asked.id, None)
-    await _mark(uow_factory, Delivered(later.id, 70, live_keys=False))  # written before
+    await mark(uow_factory, Delivered(later.id, 70, live_keys=False))  # written before
     again = Notice(NoticeKind.PROMPT, ANN, PromptNote(2, 9, ACE, 3, ("keep",), 2), game.id)
-    await _add(uow_factory, [again])
-    await _mark(uow_factory, Delivered(again.id, 71, live_keys=True))  # written after
+    await add(uow_factory, [again])
+    await mark(uow_factory, Delivered(again.id, 71, live_keys=True))  # written after
     async with uow_factory(read_only=True) as uow:
         row = await uow.messages.get(ANN, 70)
         assert row is not None and (row.shown, row.kind) == (later.id, NoticeKind.PLAYED)
@@ -752,10 +736,10 @@ async def test_the_newest_table_of_a_running_game_that_no_message_shows_is_found
         "older": table(newer.id, newer.chat_id),
         "newer": table(newer.id, newer.chat_id, rnd=2),
     }
-    await _add(uow_factory, list(tables.values()))
+    await add(uow_factory, list(tables.values()))
     async with uow_factory(read_only=True) as uow:
         assert await uow.outbox.untold(clock.now() + timedelta(hours=1)) == []  # on their way
-    await _mark(
+    await mark(
         uow_factory,
         Delivered(tables["passed"].id, error="superseded", tries=0),
         Delivered(tables["refused"].id, error="forbidden: bot was kicked"),
@@ -774,7 +758,7 @@ async def test_the_newest_table_of_a_running_game_that_no_message_shows_is_found
             passed.chat_id,
             tables["passed"].payload,
         )
-    await _mark(uow_factory, Delivered(tables["newer"].id, error="superseded", tries=0))
+    await mark(uow_factory, Delivered(tables["newer"].id, error="superseded", tries=0))
     async with uow_factory(read_only=True) as uow:
         assert [n.id for n in await uow.outbox.untold(later)] == [
             tables["passed"].id,
@@ -783,8 +767,8 @@ async def test_the_newest_table_of_a_running_game_that_no_message_shows_is_found
     # The game's table shown by a later notice (a copy, or a table folded under another):
     # nothing is untold there any more.
     copy = table(passed.id, passed.chat_id)
-    await _add(uow_factory, [copy])
-    await _mark(uow_factory, Delivered(copy.id, 41))
+    await add(uow_factory, [copy])
+    await mark(uow_factory, Delivered(copy.id, 41))
     async with uow_factory(read_only=True) as uow:
         assert [n.id for n in await uow.outbox.untold(later)] == [tables["newer"].id]
     async with uow_factory() as uow:
@@ -806,29 +790,29 @@ async def test_a_second_copy_of_a_notice_that_shows_keys_is_found(
     async with uow_factory() as uow:
         await seed(uow)
         await uow.commit()
-    ask, other = _note("ask"), _note("other")
-    await _add(uow_factory, [ask, other])
-    await _mark(uow_factory, Delivered(ask.id, 10, True), Delivered(other.id, 12, True))
+    ask, other = note("ask"), note("other")
+    await add(uow_factory, [ask, other])
+    await mark(uow_factory, Delivered(ask.id, 10, True), Delivered(other.id, 12, True))
     async with uow_factory(read_only=True) as uow:
         assert await uow.messages.copies() == []
-    await _mark(uow_factory, Delivered(ask.id, 11, True))  # another copy, learnt of late
+    await mark(uow_factory, Delivered(ask.id, 11, True))  # another copy, learnt of late
     async with uow_factory(read_only=True) as uow:  # the newest message is the one kept
         (copy,) = await uow.messages.copies()
         assert (copy.chat_id, copy.message_id, copy.shown, copy.keys) == (CHAT_ID, 10, ask.id, True)
-    later = _note("later")
-    await _add(uow_factory, [later])
-    await _mark(uow_factory, Delivered(later.id, 10, True))  # a later notice edits copy 10
+    later = note("later")
+    await add(uow_factory, [later])
+    await mark(uow_factory, Delivered(later.id, 10, True))  # a later notice edits copy 10
     async with uow_factory(read_only=True) as uow:  # now the one later notices edit is 10
         (copy,) = await uow.messages.copies()
         assert (copy.message_id, copy.shown) == (11, ask.id)
-    await _mark(uow_factory, Delivered(ask.id, 11, False, tries=0))  # its keys taken off
+    await mark(uow_factory, Delivered(ask.id, 11, False, tries=0))  # its keys taken off
     async with uow_factory(read_only=True) as uow:
         assert await uow.messages.copies() == []
     # A copy no notice accounted for, its keys cleared (a row with no kind): it keeps nothing,
     # so it makes no copy of the message that shows the notice with its keys.
-    lone = _note("lone")
-    await _add(uow_factory, [lone])
-    await _mark(uow_factory, Delivered(lone.id, 20, True))
+    lone = note("lone")
+    await add(uow_factory, [lone])
+    await mark(uow_factory, Delivered(lone.id, 20, True))
     async with uow_factory() as uow:
         await uow.messages.cleared(CHAT_ID, [21], lone.id)
         await uow.commit()
@@ -846,12 +830,12 @@ async def test_a_second_copy_without_keys_showing_what_a_newer_one_shows_is_a_tw
     async with uow_factory() as uow:
         await seed(uow)
         await uow.commit()
-    deal, later = _note("deal"), _note("later")
-    await _add(uow_factory, [deal, later])
-    await _mark(uow_factory, Delivered(deal.id, 20, False))
+    deal, later = note("deal"), note("later")
+    await add(uow_factory, [deal, later])
+    await mark(uow_factory, Delivered(deal.id, 20, False))
     async with uow_factory(read_only=True) as uow:
         assert await uow.messages.copies() == []
-    await _mark(uow_factory, Delivered(deal.id, 21, False))  # the same card, dealt again
+    await mark(uow_factory, Delivered(deal.id, 21, False))  # the same card, dealt again
     async with uow_factory(read_only=True) as uow:
         (twin,) = await uow.messages.copies()
         assert (twin.message_id, twin.shown, twin.keys) == (20, deal.id, False)
@@ -863,8 +847,8 @@ async def test_a_second_copy_without_keys_showing_what_a_newer_one_shows_is_a_tw
         assert await uow.messages.get(CHAT_ID, 20) is None
         assert await uow.messages.get(CHAT_ID, 21) is not None
     # Dealt twice again, but a later notice edited the older message: no twin.
-    await _mark(uow_factory, Delivered(deal.id, 22, False), Delivered(later.id, 22, False))
-    await _mark(uow_factory, Delivered(deal.id, 23, False))
+    await mark(uow_factory, Delivered(deal.id, 22, False), Delivered(later.id, 22, False))
+    await mark(uow_factory, Delivered(deal.id, 23, False))
     async with uow_factory(read_only=True) as uow:
         assert [c.message_id for c in await uow.messages.copies()] == [21]
     async with uow_factory(autocommit=True) as uow:
@@ -901,8 +885,8 @@ async def test_a_games_end_read_back_after_a_later_game_showed_is_not_shown_agai
             NoticeKind.CLOSE, cid, CloseNote(CloseReason.GAME_OVER, place=2), first.id
         ),
     }
-    ids = dict(zip(notes, await _add(uow_factory, list(notes.values())), strict=True))
-    await _mark(
+    ids = dict(zip(notes, await add(uow_factory, list(notes.values())), strict=True))
+    await mark(
         uow_factory,
         Delivered(ids["lobby"], message_id=20),
         Delivered(ids["deal"], message_id=7),

@@ -8,9 +8,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cuckoo_bot.app.model import GameStatus
-from cuckoo_bot.app.notices import Announcement, Delivered, Notice, NoticeKind
+from cuckoo_bot.app.notices import Delivered
 from cuckoo_bot.app.ports import Pending, UnitOfWorkFactory
 from tests.contract.conftest import Store
+from tests.contract.steps import add, mark, note
 from tests.databases import StepClock
 from tests.integration.builders import CHAT_ID, lobby, seed
 
@@ -30,23 +31,6 @@ async def _pending(factory: UnitOfWorkFactory, clock: StepClock) -> Pending:
             copies=bool(await uow.messages.copies()),
         )
     return pending
-
-
-def _note(text: str) -> Notice:
-    return Notice(NoticeKind.ANNOUNCE, CHAT_ID, Announcement(text, {}), None)
-
-
-async def _add(factory: UnitOfWorkFactory, *notices: Notice) -> list[int]:
-    async with factory() as uow:
-        await uow.outbox.add_many(list(notices))
-        await uow.commit()
-    return [n.id for n in notices]
-
-
-async def _mark(factory: UnitOfWorkFactory, *delivered: Delivered) -> None:
-    async with factory(autocommit=True) as uow:
-        await uow.outbox.mark(delivered)
-        await uow.commit()
 
 
 async def test_nothing_to_find_in_an_empty_store(store: Store, clock: StepClock) -> None:
@@ -98,8 +82,8 @@ async def test_a_doubt_until_it_is_settled(store: Store, clock: StepClock) -> No
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    (first,) = await _add(one, _note("a"))
-    await _mark(one, Delivered(first, 10))
+    (first,) = await add(one, [note("a")])
+    await mark(one, Delivered(first, 10))
     assert await _pending(one, clock) == Pending()
     async with one(autocommit=True) as uow:
         await uow.messages.doubt(CHAT_ID, first)
@@ -116,12 +100,12 @@ async def test_unsent_until_every_notice_is_shown_or_refused_a_retry_still_unsen
 ) -> None:
     """Any notice not delivered yet, whoever holds it."""
     one, two = store.instance("one"), store.instance("two")
-    shown_id, refused_id, retried_id = await _add(one, _note("a"), _note("b"), _note("c"))
+    shown_id, refused_id, retried_id = await add(one, [note("a"), note("b"), note("c")])
     assert await _pending(two, clock) == Pending(unsent=True)  # held by "one": unsent all the same
-    await _mark(one, Delivered(shown_id, 7), Delivered(refused_id, error="Forbidden"))
-    await _mark(one, Delivered(retried_id, retry_at=clock.now() + timedelta(seconds=30)))
+    await mark(one, Delivered(shown_id, 7), Delivered(refused_id, error="Forbidden"))
+    await mark(one, Delivered(retried_id, retry_at=clock.now() + timedelta(seconds=30)))
     assert await _pending(two, clock) == Pending(unsent=True)  # a try failed: tried again later
-    await _mark(two, Delivered(retried_id, 8))
+    await mark(two, Delivered(retried_id, 8))
     assert await _pending(one, clock) == Pending()
 
 
@@ -130,10 +114,10 @@ async def test_a_second_copy_until_it_is_deleted(store: Store, clock: StepClock)
     async with one() as uow:
         await seed(uow)
         await uow.commit()
-    ask, other = await _add(one, _note("ask"), _note("other"))
-    await _mark(one, Delivered(ask, 10, True), Delivered(other, 12, True))
+    ask, other = await add(one, [note("ask"), note("other")])
+    await mark(one, Delivered(ask, 10, True), Delivered(other, 12, True))
     assert await _pending(one, clock) == Pending()
-    await _mark(one, Delivered(ask, 11, True))  # another copy, learnt of late
+    await mark(one, Delivered(ask, 11, True))  # another copy, learnt of late
     assert await _pending(one, clock) == Pending(copies=True)
     async with one(autocommit=True) as uow:  # the copy deleted from its chat
         await uow.messages.forget(CHAT_ID, 10)
