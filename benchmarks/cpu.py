@@ -29,6 +29,8 @@ token holds, and what a press then costs).
 Run: ``python -m benchmarks.cpu [--tables 1 5 10 20 40] [--players 6] [--label now]
 [--postgres-url postgresql+asyncpg://postgres@127.0.0.1:5432/test] [--out FILE]``
 (SQLite in a temporary folder unless ``--postgres-url``; about 20 minutes with the defaults).
+``--warm N``: each bot first plays N rounds of its games, not measured, so that the row is what
+a press costs a bot that has been running, not its first games after a start.
 ``--profile DIR`` also samples the bot with py-spy (``pip install py-spy``; its own overhead is
 in the CPU figures of such a run) and writes a flame graph per run.
 """
@@ -88,6 +90,7 @@ class Row:
     commit: str = ""
     when: str = ""
     think: list[float] = field(default_factory=list)  # seconds a player takes to press (none: 0)
+    warm: int = 0  # rounds of games the bot played before the measured one (0: a fresh bot)
 
     def counted(self) -> float:
         """Per press, the calls Telegram's 30 a second counts (``flood.counted``): messages
@@ -146,6 +149,35 @@ class Profiler:
         self.process.kill()
 
 
+async def play_all(
+    fake: FakeBotApi,
+    tables: int,
+    players: int,
+    think: tuple[float, float] | None,
+    batch: int,
+) -> list[Table]:
+    """``tables`` games of ``players`` at once, each in a group of its own, to their ends (the
+    ``batch``: the groups and players of each batch are new)."""
+    seated: list[Table] = await asyncio.gather(
+        *(
+            seat(
+                fake,
+                FIRST_GROUP - g - 10_000 * batch,
+                players,
+                10_000 * (g + 1) + 10_000_000 * batch,
+                wait=30 + tables,
+            )
+            for g in range(tables)
+        )
+    )
+    deadline = time.monotonic() + 3600
+    await asyncio.gather(*(play(t, 10**6, deadline, think) for t in seated))
+    for t in seated:
+        await fake.wait_for(t.driver.game_over, 300)
+    await fake.wait_idle(quiet=1.0, timeout=300)
+    return seated
+
+
 async def one_run(
     label: str,
     database: str,
@@ -154,9 +186,14 @@ async def one_run(
     players: int,
     profiler: Profiler,
     think: tuple[float, float] | None = None,
+    warm: int = 0,
 ) -> Row:
     """A fresh bot on the database at ``url``, ``tables`` games of ``players`` to their ends
-    (with ``think``, each press that many seconds after its prompt, as ``pace.play`` draws)."""
+    (with ``think``, each press that many seconds after its prompt, as ``pace.play`` draws).
+    ``warm``: that many rounds of ``tables`` games are played first and not measured, so the
+    row is what a press costs a bot that has been running (the first games after a start also
+    pay for what the process does once: statements built and compiled, each connection's
+    prepared statements, locale data loaded)."""
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_cpu_bot", rate_limit=True) as fake:
         with tempfile.TemporaryDirectory() as folder:
             bot = BotProcess(fake, TOKEN, url, Path(folder) / "bot.log")
@@ -164,6 +201,8 @@ async def one_run(
             try:
                 with contextlib.suppress(TimeoutError):
                     await fake.wait_idle(quiet=1.0, timeout=30)
+                for batch in range(warm):  # played and not measured: the bot warms up
+                    await play_all(fake, tables, players, think, batch + 1)
                 before = await bot.metrics(base)
                 rss = bot.rss_kb()
                 peak = [rss]
@@ -171,17 +210,7 @@ async def one_run(
                 sampler = asyncio.create_task(sample_rss(bot, peak, stop))
                 profiler.start(bot.pid)
                 cpu, began, wall = bot.cpu_seconds(), time.time(), time.monotonic()
-                seated: list[Table] = await asyncio.gather(
-                    *(
-                        seat(fake, FIRST_GROUP - g, players, 10_000 * (g + 1), wait=30 + tables)
-                        for g in range(tables)
-                    )
-                )
-                deadline = time.monotonic() + 3600
-                await asyncio.gather(*(play(t, 10**6, deadline, think) for t in seated))
-                for t in seated:
-                    await fake.wait_for(t.driver.game_over, 300)
-                await fake.wait_idle(quiet=1.0, timeout=300)
+                seated = await play_all(fake, tables, players, think, 0)
                 stop.set()
                 await sampler
                 cpu = bot.cpu_seconds() - cpu
@@ -229,6 +258,7 @@ async def one_run(
         commit=commit(),
         when=datetime.now(UTC).isoformat(timespec="seconds"),
         think=list(think or ()),
+        warm=warm,
     )
 
 
@@ -241,6 +271,7 @@ async def run(
     form: str = "flamegraph",
     out: Path | None = None,
     think: tuple[float, float] | None = None,
+    warm: int = 0,
 ) -> list[Row]:
     rows = []
     for tables in counts:
@@ -253,7 +284,7 @@ async def run(
             try:
                 database = "postgresql" if postgres else "sqlite"
                 profiler = Profiler(profile, f"{label}-{database}-{tables}", form)
-                row = await one_run(label, database, url, tables, players, profiler, think)
+                row = await one_run(label, database, url, tables, players, profiler, think, warm)
             finally:
                 if postgres:
                     await drop_postgres(postgres, url.rsplit("/", 1)[1])
@@ -276,8 +307,9 @@ HEAD = (
 
 
 def line(row: Row) -> str:
+    label = f"{row.label} (warm {row.warm})" if row.warm else row.label
     return (
-        f"| {row.label} | {row.database} | {row.tables} | {row.presses} | {row.cpu_ms}"
+        f"| {label} | {row.database} | {row.tables} | {row.presses} | {row.cpu_ms}"
         f" | {row.cpu_share:.0%} | {row.answer_p50_ms:.0f} / {row.answer_p99_ms:.0f}"
         f" | {row.calls} ({row.refused}) | {row.statements} | {row.rss_mb_per_game}"
         f" | {row.presses_per_second} |"
@@ -395,6 +427,13 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="each press LOW to HIGH seconds after its prompt, as a person (default: at once)",
     )
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        metavar="N",
+        help="each bot first plays N rounds of its games, not measured (default: a fresh bot)",
+    )
     args = parser.parse_args(argv)
     if args.plot is not None:
         rows = read(args.out)
@@ -415,6 +454,7 @@ def main(argv: list[str] | None = None) -> None:
             args.profile_format,
             args.out,
             tuple(args.think) if args.think else None,
+            args.warm,
         )
     )
     print(f"{len(rows)} rows added to {args.out}")

@@ -68,3 +68,13 @@ def test_the_ceiling_counts_only_the_calls_telegram_counts() -> None:
     }
     assert replace(ROW, mix=mix).counted() == pytest.approx(0.2 + 0.15 + 1.26)
     assert ROW.counted() == ROW.calls
+
+
+def test_a_row_kept_before_warm_runs_reads_as_a_fresh_bot(tmp_path: Path) -> None:
+    kept = tmp_path / "cpu.jsonl"
+    old = {k: v for k, v in asdict(ROW).items() if k != "warm"}
+    kept.write_text(json.dumps(old) + "\n" + json.dumps(asdict(replace(ROW, warm=1))) + "\n")
+    fresh, warmed = cpu.read(kept)
+    assert (fresh.warm, warmed.warm) == (0, 1)
+    assert "| before | sqlite |" in cpu.line(fresh)
+    assert "| before (warm 1) | sqlite |" in cpu.line(warmed)
