@@ -31,6 +31,11 @@ Run: ``python -m benchmarks.cpu [--tables 1 5 10 20 40] [--players 6] [--label n
 (SQLite in a temporary folder unless ``--postgres-url``; about 20 minutes with the defaults).
 ``--warm N``: each bot first plays N rounds of its games, not measured, so that the row is what
 a press costs a bot that has been running, not its first games after a start.
+``--runs N`` runs each count of tables N times (each a fresh bot, each a row) and prints
+their CPU a press pooled: one game's presses vary with its deals, and one run's figure with
+the machine's neighbours.
+Each row also keeps its machine's reference (``machine.py``): what one small read costs
+there back to back and after a second asleep, measured just before the run.
 ``--profile DIR`` also samples the bot with py-spy (``pip install py-spy``; its own overhead is
 in the CPU figures of such a run) and writes a flame graph per run.
 """
@@ -55,6 +60,7 @@ from pathlib import Path
 
 from benchmarks.botprocess import BotProcess
 from benchmarks.databases import drop_postgres, fresh_postgres
+from benchmarks.machine import Reference, describe, measure
 from benchmarks.pace import Table, play, seat
 from cuckoo_bot.persistence import migrate
 from cuckoo_bot.transport.flood import counted
@@ -91,6 +97,8 @@ class Row:
     when: str = ""
     think: list[float] = field(default_factory=list)  # seconds a player takes to press (none: 0)
     warm: int = 0  # rounds of games the bot played before the measured one (0: a fresh bot)
+    # ``machine.Reference`` measured just before the run, on its database (empty: not measured)
+    machine: dict[str, float] = field(default_factory=dict)
 
     def counted(self) -> float:
         """Per press, the calls Telegram's 30 a second counts (``flood.counted``): messages
@@ -272,9 +280,10 @@ async def run(
     out: Path | None = None,
     think: tuple[float, float] | None = None,
     warm: int = 0,
+    runs: int = 1,
 ) -> list[Row]:
     rows = []
-    for tables in counts:
+    for tables in [n for n in counts for _ in range(runs)]:
         with tempfile.TemporaryDirectory() as folder:
             if postgres:
                 url = await fresh_postgres(postgres, "cuckoo_cpu")
@@ -284,13 +293,16 @@ async def run(
             try:
                 database = "postgresql" if postgres else "sqlite"
                 profiler = Profiler(profile, f"{label}-{database}-{tables}", form)
+                reference = await measure(url)
                 row = await one_run(label, database, url, tables, players, profiler, think, warm)
+                row.machine = asdict(reference)
             finally:
                 if postgres:
                     await drop_postgres(postgres, url.rsplit("/", 1)[1])
         print(line(row), flush=True)
         print("  calls per press:", ", ".join(f"{k} {v}" for k, v in row.mix.items()), flush=True)
         print(f"  of which Telegram's 30 a second counts: {row.counted():.2f}", flush=True)
+        print(f"  {describe(Reference(**row.machine))}", flush=True)
         rows.append(row)
         if out is not None:  # each row kept as soon as it is measured
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -314,6 +326,29 @@ def line(row: Row) -> str:
         f" | {row.calls} ({row.refused}) | {row.statements} | {row.rss_mb_per_game}"
         f" | {row.presses_per_second} |"
     )
+
+
+def pooled(rows: list[Row]) -> list[str]:
+    """For each database and count of tables run more than once: the CPU a press over all
+    their presses (each game's presses vary with its deals, so a mean of rows would weigh a
+    short game like a long one), with the rows' spread and their machine's reference."""
+    groups: dict[tuple[str, int], list[Row]] = {}
+    for row in rows:
+        groups.setdefault((row.database, row.tables), []).append(row)
+    said = []
+    for (database, tables), group in sorted(groups.items()):
+        if len(group) < 2:
+            continue
+        presses = sum(r.presses for r in group)
+        cpu = sum(r.cpu_ms * r.presses for r in group) / presses
+        spread = f"{min(r.cpu_ms for r in group)}–{max(r.cpu_ms for r in group)}"
+        rested = [r.machine["rested_us"] for r in group if r.machine]
+        machine = f"; a rested read {statistics.median(rested):.0f} µs" if rested else ""
+        said.append(
+            f"pooled, {database}, {tables} table(s), {len(group)} runs: {cpu:.1f} ms a press"
+            f" (runs {spread}), {cpu * presses / len(group) / tables:.0f} ms a game{machine}"
+        )
+    return said
 
 
 def commit() -> str:
@@ -434,6 +469,13 @@ def main(argv: list[str] | None = None) -> None:
         metavar="N",
         help="each bot first plays N rounds of its games, not measured (default: a fresh bot)",
     )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="each count of tables run N times, each a row, and pooled (default: once)",
+    )
     args = parser.parse_args(argv)
     if args.plot is not None:
         rows = read(args.out)
@@ -455,8 +497,11 @@ def main(argv: list[str] | None = None) -> None:
             args.out,
             tuple(args.think) if args.think else None,
             args.warm,
+            args.runs,
         )
     )
+    for said in pooled(rows):
+        print(said)
     print(f"{len(rows)} rows added to {args.out}")
 
 

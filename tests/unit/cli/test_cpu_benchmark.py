@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import cpu
+from benchmarks import cpu, machine
 
 ROW = cpu.Row(
     label="before",
@@ -78,3 +78,34 @@ def test_a_row_kept_before_warm_runs_reads_as_a_fresh_bot(tmp_path: Path) -> Non
     assert (fresh.warm, warmed.warm) == (0, 1)
     assert "| before | sqlite |" in cpu.line(fresh)
     assert "| before (warm 1) | sqlite |" in cpu.line(warmed)
+
+
+def test_a_row_keeps_its_machine_and_one_kept_before_reads_as_unmeasured(tmp_path: Path) -> None:
+    kept = tmp_path / "cpu.jsonl"
+    old = {k: v for k, v in asdict(ROW).items() if k != "machine"}
+    measured = replace(ROW, machine={"busy_us": 500.0, "rested_us": 3000.0})
+    kept.write_text(json.dumps(old) + "\n" + json.dumps(asdict(measured)) + "\n")
+    before, now = cpu.read(kept)
+    assert before.machine == {}
+    assert machine.Reference(**now.machine).rest_factor == pytest.approx(6.0)
+
+
+async def test_the_machine_reference_reads_on_the_run_database(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'machine.db'}"
+    reference = await machine.measure(url, busy=3, rested=2, rest=0.01)
+    assert reference.busy_us > 0 and reference.rested_us > 0
+    said = machine.describe(reference)
+    assert f"{reference.busy_us:.0f} µs of CPU back to back" in said
+    assert f"{reference.rested_us:.0f} µs after 0.01 s asleep" in said
+
+
+def test_runs_of_one_size_pool_their_presses_and_a_single_run_is_not_pooled() -> None:
+    rows = [
+        replace(ROW, presses=60, cpu_ms=10.0, machine={"busy_us": 500.0, "rested_us": 3000.0}),
+        replace(ROW, presses=40, cpu_ms=20.0, machine={"busy_us": 600.0, "rested_us": 4000.0}),
+        replace(ROW, tables=10, presses=700, cpu_ms=7.0),
+    ]
+    (said,) = cpu.pooled(rows)
+    # (60 x 10 + 40 x 20) / 100: a long game weighs more than a short one.
+    assert said.startswith("pooled, sqlite, 1 table(s), 2 runs: 14.0 ms a press (runs 10.0–20.0)")
+    assert "700 ms a game" in said and "a rested read 3500 µs" in said
