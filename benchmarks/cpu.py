@@ -344,6 +344,8 @@ def pooled(rows: list[Row]) -> list[str]:
         spread = f"{min(r.cpu_ms for r in group)}–{max(r.cpu_ms for r in group)}"
         rested = [r.machine["rested_us"] for r in group if r.machine]
         machine = f"; a rested read {statistics.median(rested):.0f} µs" if rested else ""
+        far = [r.machine["far_ns"] for r in group if r.machine.get("far_ns")]
+        machine += f", a lookup in memory {statistics.median(far):.0f} ns" if far else ""
         said.append(
             f"pooled, {database}, {tables} table(s), {len(group)} runs: {cpu:.1f} ms a press"
             f" (runs {spread}), {cpu * presses / len(group) / tables:.0f} ms a game{machine}"

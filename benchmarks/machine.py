@@ -14,14 +14,24 @@ own), taken two ways:
 
 On a shared virtual machine the second costs several times the first: whatever ran on the
 core in between took its caches. A one-table row of ``cpu.py`` pays that price on nearly every
-press; a row of many tables much less. Run alone: ``python -m benchmarks.machine
-[--postgres-url URL]`` (SQLite in a temporary folder otherwise; about ten seconds).
+press; a row of many tables much less.
+
+The read itself runs from the caches once warm, so the reference also takes what a trip to
+memory costs: the CPU of a lookup at a random key of a dict far larger than the caches (``FAR``
+int keys, about 150 MB), less the same loop on a dict that fits (``far_ns``). A press walks
+far more objects than one read (SQLAlchemy's, the driver's, PTB's, aiohttp's, the game's): a
+machine whose reads cost as much as another's back to back, and less rested, cost the bot 1.3
+to 1.5 times as much a press at ten tables (development notes, "What a machine charges").
+
+Run alone: ``python -m benchmarks.machine [--postgres-url URL]`` (SQLite in a temporary folder
+otherwise; about ten seconds).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import tempfile
 import time
@@ -34,6 +44,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 BUSY = 40
 RESTED = 6
 REST = 1.0  # seconds: about the pause between two bursts of presses at one table
+FAR = 1 << 21  # keys of the dict looked up at random: far beyond any cache of these machines
+NEAR = 1 << 10  # keys of the dict that fits in the fastest cache
+LOOKUPS = 200_000
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,7 @@ class Reference:
     busy_us: float  # one read's CPU, back to back (median)
     rested_us: float  # the same read after the process slept ``rest_s`` seconds (median)
     rest_s: float = REST
+    far_ns: float = 0.0  # a lookup in memory, less one in the caches (0: not measured)
 
     @property
     def rest_factor(self) -> float:
@@ -75,14 +89,42 @@ async def measure(
         busy_us=round(1e6 * statistics.median(hot)),
         rested_us=round(1e6 * statistics.median(cold)),
         rest_s=rest,
+        far_ns=round(far(), 1),
     )
 
 
+def far(keys: int = FAR, lookups: int = LOOKUPS) -> float:
+    """Nanoseconds of CPU a lookup at a random key of a dict of ``keys`` costs more than one of
+    a dict of ``NEAR`` (the loop's own cost): mostly the misses of its caches and TLB. The best
+    of three walks of each, after one not counted."""
+    draw = random.Random(0)  # the same keys every run
+    big = {n: n for n in range(keys)}
+    small = {n: n for n in range(NEAR)}
+    at = [draw.randrange(keys) for _ in range(lookups)]
+    near = [n % NEAR for n in at]
+
+    def walk(table: dict[int, int], order: list[int]) -> float:
+        began = time.process_time()
+        total = 0
+        for key in order:
+            total += table[key]
+        return time.process_time() - began
+
+    walks = [(walk(big, at), walk(small, near)) for _ in range(4)][1:]
+    far_s = min(w[0] for w in walks) - min(w[1] for w in walks)
+    return max(0.0, 1e9 * far_s / lookups)
+
+
 def describe(reference: Reference) -> str:
+    memory = (
+        f"; a lookup in memory {reference.far_ns:.0f} ns more than in the caches"
+        if reference.far_ns
+        else ""
+    )
     return (
         f"this machine: one read costs {reference.busy_us:.0f} µs of CPU back to back and"
         f" {reference.rested_us:.0f} µs after {reference.rest_s:g} s asleep"
-        f" ({reference.rest_factor:.1f}×)"
+        f" ({reference.rest_factor:.1f}×){memory}"
     )
 
 

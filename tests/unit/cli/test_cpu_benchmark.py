@@ -93,19 +93,38 @@ def test_a_row_keeps_its_machine_and_one_kept_before_reads_as_unmeasured(tmp_pat
 async def test_the_machine_reference_reads_on_the_run_database(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'machine.db'}"
     reference = await machine.measure(url, busy=3, rested=2, rest=0.01)
-    assert reference.busy_us > 0 and reference.rested_us > 0
+    assert reference.busy_us > 0 and reference.rested_us > 0 and reference.far_ns > 0
     said = machine.describe(reference)
     assert f"{reference.busy_us:.0f} µs of CPU back to back" in said
     assert f"{reference.rested_us:.0f} µs after 0.01 s asleep" in said
+    assert f"a lookup in memory {reference.far_ns:.0f} ns more than in the caches" in said
+
+
+def test_a_reference_kept_before_the_memory_lookup_says_nothing_of_it() -> None:
+    said = machine.describe(machine.Reference(busy_us=500.0, rested_us=3000.0))
+    assert said.endswith("after 1 s asleep (6.0×)")
+
+
+def test_a_lookup_in_memory_costs_more_than_one_in_the_caches() -> None:
+    # 2^21 keys are about 150 MB with their objects: no cache of these machines holds them,
+    # and each lookup misses at least once. 2^10 of them fit in the fastest cache.
+    assert machine.far(keys=1 << 21, lookups=50_000) > 10
 
 
 def test_runs_of_one_size_pool_their_presses_and_a_single_run_is_not_pooled() -> None:
     rows = [
         replace(ROW, presses=60, cpu_ms=10.0, machine={"busy_us": 500.0, "rested_us": 3000.0}),
-        replace(ROW, presses=40, cpu_ms=20.0, machine={"busy_us": 600.0, "rested_us": 4000.0}),
+        replace(
+            ROW,
+            presses=40,
+            cpu_ms=20.0,
+            machine={"busy_us": 600.0, "rested_us": 4000.0, "far_ns": 420.0},
+        ),
         replace(ROW, tables=10, presses=700, cpu_ms=7.0),
     ]
     (said,) = cpu.pooled(rows)
     # (60 x 10 + 40 x 20) / 100: a long game weighs more than a short one.
     assert said.startswith("pooled, sqlite, 1 table(s), 2 runs: 14.0 ms a press (runs 10.0–20.0)")
     assert "700 ms a game" in said and "a rested read 3500 µs" in said
+    # Only the run that measured it says what a lookup in memory costs.
+    assert said.endswith(", a lookup in memory 420 ns")
