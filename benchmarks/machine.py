@@ -20,8 +20,8 @@ The read itself runs from the caches once warm, so the reference also takes what
 memory costs: the CPU of a lookup at a random key of a dict far larger than the caches (``FAR``
 int keys, about 150 MB), less the same loop on a dict that fits (``far_ns``). A press walks
 far more objects than one read (SQLAlchemy's, the driver's, PTB's, aiohttp's, the game's): a
-machine whose reads cost as much as another's back to back, and less rested, cost the bot 1.3
-to 1.5 times as much a press at ten tables (development notes, "What a machine charges").
+machine whose reads cost no more than another's, busy or rested, cost the bot up to 1.5 times
+as much a press at ten tables (development notes, "What a machine charges").
 
 Run alone: ``python -m benchmarks.machine [--postgres-url URL]`` (SQLite in a temporary folder
 otherwise; about ten seconds).
