@@ -24,8 +24,21 @@ class BotProcess:
     """One bot process, its log in a file; started, stopped and killed as often as the
     benchmark likes. ``env`` adds to (or overrides) the settings every benchmark gives it."""
 
-    def __init__(self, fake: FakeBotApi, token: str, url: str, log: Path, **env: str) -> None:
+    def __init__(
+        self,
+        fake: FakeBotApi,
+        token: str,
+        url: str,
+        log: Path,
+        *,
+        prefix: tuple[str, ...] = (),
+        patience: float = 60,
+        **env: str,
+    ) -> None:
         self.fake, self.token, self.url, self.log, self.env = fake, token, url, log, env
+        # ``prefix``: a command the bot runs under (valgrind, say), which may slow its start-up:
+        # ``patience`` is how long a start may take, in seconds.
+        self.prefix, self.patience = prefix, patience
         self.process: subprocess.Popen[bytes] | None = None
         self.ready_at = 0.0  # the fake's clock when the last start-up ended
 
@@ -46,9 +59,14 @@ class BotProcess:
         }
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
-                [sys.executable, "-m", "cuckoo_bot", "run"], env=env, stdout=out, stderr=out
+                [*self.prefix, sys.executable, "-m", "cuckoo_bot", "run"],
+                env=env,
+                stdout=out,
+                stderr=out,
             )
-        await self.fake.wait_for(lambda: self.fake.call_count("setMyCommands") >= before + 6, 60)
+        await self.fake.wait_for(
+            lambda: self.fake.call_count("setMyCommands") >= before + 6, self.patience
+        )
         self.ready_at = max(c.time for c in self.fake.calls("setMyCommands"))
         found = SERVING.findall(self.log.read_text(errors="replace"))
         if not found:

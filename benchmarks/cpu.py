@@ -38,6 +38,12 @@ Each row also keeps its machine's reference (``machine.py``): what one small rea
 there back to back and after a second asleep, measured just before the run.
 ``--profile DIR`` also samples the bot with py-spy (``pip install py-spy``; its own overhead is
 in the CPU figures of such a run) and writes a flame graph per run.
+``--instructions`` runs the bot under valgrind's callgrind (``instructions.py``) and keeps the
+instructions it ran a press (``minstr``, millions), a count the machine's neighbours do not
+move; the CPU and latency figures of such a row are the simulation's, many times the bot's.
+``--bot-tree DIR`` runs the bot from another checkout (a ``git worktree`` of an older commit,
+with the same migrations) under this benchmark: a change and its parent measured by one
+harness, alternating (``--bot-tree /tmp/before --label before`` and then without it).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 import signal
 import statistics
@@ -60,6 +67,8 @@ from pathlib import Path
 
 from benchmarks.botprocess import BotProcess
 from benchmarks.databases import drop_postgres, fresh_postgres
+from benchmarks.instructions import Callgrind
+from benchmarks.instructions import available as instructions_available
 from benchmarks.machine import Reference, describe, measure
 from benchmarks.pace import Table, play, seat
 from cuckoo_bot.persistence import migrate
@@ -99,6 +108,9 @@ class Row:
     warm: int = 0  # rounds of games the bot played before the measured one (0: a fresh bot)
     # ``machine.Reference`` measured just before the run, on its database (empty: not measured)
     machine: dict[str, float] = field(default_factory=dict)
+    # Millions of instructions the bot ran a press, counted by callgrind (0: not counted; the
+    # CPU and latency of a counted row are the simulation's)
+    minstr: float = 0.0
 
     def counted(self) -> float:
         """Per press, the calls Telegram's 30 a second counts (``flood.counted``): messages
@@ -195,16 +207,35 @@ async def one_run(
     profiler: Profiler,
     think: tuple[float, float] | None = None,
     warm: int = 0,
+    *,
+    instructions: bool = False,
+    tree: Path | None = None,
 ) -> Row:
     """A fresh bot on the database at ``url``, ``tables`` games of ``players`` to their ends
     (with ``think``, each press that many seconds after its prompt, as ``pace.play`` draws).
     ``warm``: that many rounds of ``tables`` games are played first and not measured, so the
     row is what a press costs a bot that has been running (the first games after a start also
     pay for what the process does once: statements built and compiled, each connection's
-    prepared statements, locale data loaded)."""
+    prepared statements, locale data loaded). ``instructions``: the bot runs under callgrind,
+    which counts what it runs over the measured games; ``tree``: the bot's code from that
+    checkout instead of this one."""
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_cpu_bot", rate_limit=True) as fake:
         with tempfile.TemporaryDirectory() as folder:
-            bot = BotProcess(fake, TOKEN, url, Path(folder) / "bot.log")
+            counter = Callgrind(Path(folder)) if instructions else None
+            env = {}
+            if tree is not None:  # first on the path: ahead of this checkout's editable install
+                env["PYTHONPATH"] = os.pathsep.join(
+                    p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p
+                )
+            bot = BotProcess(
+                fake,
+                TOKEN,
+                url,
+                Path(folder) / "bot.log",
+                prefix=tuple(counter.prefix()) if counter else (),
+                patience=1200 if counter else 60,  # callgrind slows the start-up many times
+                **env,
+            )
             base = await bot.start()
             try:
                 with contextlib.suppress(TimeoutError):
@@ -217,11 +248,14 @@ async def one_run(
                 stop = asyncio.Event()
                 sampler = asyncio.create_task(sample_rss(bot, peak, stop))
                 profiler.start(bot.pid)
+                if counter is not None:
+                    await asyncio.to_thread(counter.zero, bot.pid)
                 cpu, began, wall = bot.cpu_seconds(), time.time(), time.monotonic()
                 seated = await play_all(fake, tables, players, think, 0)
                 stop.set()
                 await sampler
                 cpu = bot.cpu_seconds() - cpu
+                ran = await asyncio.to_thread(counter.count, bot.pid) if counter else 0
                 await profiler.stop()
                 seconds = time.monotonic() - wall - 1.0  # the quiet second is no one's
                 after = await bot.metrics(base)
@@ -263,10 +297,11 @@ async def one_run(
                 ).items()
             )
         },
-        commit=commit(),
+        commit=commit(tree),
         when=datetime.now(UTC).isoformat(timespec="seconds"),
         think=list(think or ()),
         warm=warm,
+        minstr=round(ran / presses / 1e6, 2),
     )
 
 
@@ -281,6 +316,9 @@ async def run(
     think: tuple[float, float] | None = None,
     warm: int = 0,
     runs: int = 1,
+    *,
+    instructions: bool = False,
+    tree: Path | None = None,
 ) -> list[Row]:
     rows = []
     for tables in [n for n in counts for _ in range(runs)]:
@@ -294,7 +332,12 @@ async def run(
                 database = "postgresql" if postgres else "sqlite"
                 profiler = Profiler(profile, f"{label}-{database}-{tables}", form)
                 reference = await measure(url)
-                row = await one_run(label, database, url, tables, players, profiler, think, warm)
+                row = await one_run(
+                    label,
+                    *(database, url, tables, players, profiler, think, warm),
+                    instructions=instructions,
+                    tree=tree,
+                )
                 row.machine = asdict(reference)
             finally:
                 if postgres:
@@ -303,6 +346,8 @@ async def run(
         print("  calls per press:", ", ".join(f"{k} {v}" for k, v in row.mix.items()), flush=True)
         print(f"  of which Telegram's 30 a second counts: {row.counted():.2f}", flush=True)
         print(f"  {describe(Reference(**row.machine))}", flush=True)
+        if row.minstr:
+            print(f"  instructions (callgrind): {row.minstr} million a press", flush=True)
         rows.append(row)
         if out is not None:  # each row kept as soon as it is measured
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -320,6 +365,7 @@ HEAD = (
 
 def line(row: Row) -> str:
     label = f"{row.label} (warm {row.warm})" if row.warm else row.label
+    label += " (callgrind)" if row.minstr else ""
     return (
         f"| {label} | {row.database} | {row.tables} | {row.presses} | {row.cpu_ms}"
         f" | {row.cpu_share:.0%} | {row.answer_p50_ms:.0f} / {row.answer_p99_ms:.0f}"
@@ -346,6 +392,9 @@ def pooled(rows: list[Row]) -> list[str]:
         machine = f"; a rested read {statistics.median(rested):.0f} µs" if rested else ""
         far = [r.machine["far_ns"] for r in group if r.machine.get("far_ns")]
         machine += f", a lookup in memory {statistics.median(far):.0f} ns" if far else ""
+        if all(r.minstr for r in group):
+            ran = sum(r.minstr * r.presses for r in group) / presses
+            machine += f"; {ran:.2f} million instructions a press (callgrind)"
         said.append(
             f"pooled, {database}, {tables} table(s), {len(group)} runs: {cpu:.1f} ms a press"
             f" (runs {spread}), {cpu * presses / len(group) / tables:.0f} ms a game{machine}"
@@ -353,9 +402,13 @@ def pooled(rows: list[Row]) -> list[str]:
     return said
 
 
-def commit() -> str:
+def commit(tree: Path | None = None) -> str:
+    """The commit checked out here, or in ``tree``."""
     done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ["git", "-C", str(tree or "."), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return done.stdout.strip()
 
@@ -478,7 +531,21 @@ def main(argv: list[str] | None = None) -> None:
         metavar="N",
         help="each count of tables run N times, each a row, and pooled (default: once)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="the bot under valgrind's callgrind: the instructions it ran a press (slow)",
+    )
+    parser.add_argument(
+        "--bot-tree",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the bot's code from this checkout (a git worktree), measured by this benchmark",
+    )
     args = parser.parse_args(argv)
+    if args.instructions and not instructions_available():
+        parser.error("--instructions needs valgrind (apt-get install -y valgrind)")
     if args.plot is not None:
         rows = read(args.out)
         draw(rows, args.plot or sorted({r.label for r in rows}), args.picture)
@@ -500,6 +567,8 @@ def main(argv: list[str] | None = None) -> None:
             tuple(args.think) if args.think else None,
             args.warm,
             args.runs,
+            instructions=args.instructions,
+            tree=args.bot_tree,
         )
     )
     for said in pooled(rows):

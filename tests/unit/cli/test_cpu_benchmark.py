@@ -128,3 +128,25 @@ def test_runs_of_one_size_pool_their_presses_and_a_single_run_is_not_pooled() ->
     assert "700 ms a game" in said and "a rested read 3500 µs" in said
     # Only the run that measured it says what a lookup in memory costs.
     assert said.endswith(", a lookup in memory 420 ns")
+
+
+def test_a_counted_row_says_so_and_one_kept_before_counted_nothing(tmp_path: Path) -> None:
+    kept = tmp_path / "cpu.jsonl"
+    old = {k: v for k, v in asdict(ROW).items() if k != "minstr"}
+    kept.write_text(json.dumps(old) + "\n" + json.dumps(asdict(replace(ROW, minstr=36.2))) + "\n")
+    before, counted = cpu.read(kept)
+    assert before.minstr == 0.0
+    assert "| before | sqlite |" in cpu.line(before)
+    # Its CPU is the simulation's: the line must not pass for the bot's own.
+    assert "| before (callgrind) | sqlite |" in cpu.line(counted)
+
+
+def test_runs_pool_their_instructions_only_when_every_run_counted_them() -> None:
+    counted = [
+        replace(ROW, presses=60, minstr=30.0),
+        replace(ROW, presses=40, minstr=40.0),
+    ]
+    (said,) = cpu.pooled(counted)
+    assert said.endswith("; 34.00 million instructions a press (callgrind)")  # by presses
+    (said,) = cpu.pooled([*counted, replace(ROW, presses=50)])
+    assert "instructions" not in said
