@@ -20,6 +20,17 @@ SERVING = re.compile(r"serving /healthz and /metrics on ([\d.]+):(\d+)")
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? ([0-9.eE+-]+|NaN|[+-]Inf)$")
 
 
+def run_from(tree: Path | None) -> tuple[Path | None, dict[str, str]]:
+    """Where to start ``python -m cuckoo_bot`` and what to add to its environment so that it
+    runs the code of the checkout ``tree`` (None: this one). ``-m`` puts the working folder
+    first on the path, ahead of ``PYTHONPATH`` and of this checkout's editable install, so the
+    folder is the tree, and ``PYTHONPATH`` names it for any process the bot starts."""
+    if tree is None:
+        return None, {}
+    path = os.pathsep.join(p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p)
+    return tree, {"PYTHONPATH": path}
+
+
 class BotProcess:
     """One bot process, its log in a file; started, stopped and killed as often as the
     benchmark likes. ``env`` adds to (or overrides) the settings every benchmark gives it."""
@@ -33,12 +44,15 @@ class BotProcess:
         *,
         prefix: tuple[str, ...] = (),
         patience: float = 60,
+        tree: Path | None = None,
         **env: str,
     ) -> None:
         self.fake, self.token, self.url, self.log, self.env = fake, token, url, log, env
         # ``prefix``: a command the bot runs under (valgrind, say), which may slow its start-up:
-        # ``patience`` is how long a start may take, in seconds.
+        # ``patience`` is how long a start may take, in seconds. ``tree``: the bot's code from
+        # that checkout (``run_from``).
         self.prefix, self.patience = prefix, patience
+        self.folder, self.tree_env = run_from(tree)
         self.process: subprocess.Popen[bytes] | None = None
         self.ready_at = 0.0  # the fake's clock when the last start-up ended
 
@@ -55,11 +69,13 @@ class BotProcess:
             "CUCKOO_LOG_LEVEL": "INFO",
             "CUCKOO_LISTEN": "127.0.0.1",
             "CUCKOO_PORT": "0",
+            **self.tree_env,
             **self.env,
         }
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
                 [*self.prefix, sys.executable, "-m", "cuckoo_bot", "run"],
+                cwd=self.folder,
                 env=env,
                 stdout=out,
                 stderr=out,

@@ -52,7 +52,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import shutil
 import signal
 import statistics
@@ -222,11 +221,6 @@ async def one_run(
     async with FakeBotApi(token=TOKEN, bot_username="cuckoo_cpu_bot", rate_limit=True) as fake:
         with tempfile.TemporaryDirectory() as folder:
             counter = Callgrind(Path(folder)) if instructions else None
-            env = {}
-            if tree is not None:  # first on the path: ahead of this checkout's editable install
-                env["PYTHONPATH"] = os.pathsep.join(
-                    p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p
-                )
             bot = BotProcess(
                 fake,
                 TOKEN,
@@ -234,7 +228,7 @@ async def one_run(
                 Path(folder) / "bot.log",
                 prefix=tuple(counter.prefix()) if counter else (),
                 patience=1200 if counter else 60,  # callgrind slows the start-up many times
-                **env,
+                tree=tree,
             )
             base = await bot.start()
             try:
@@ -546,6 +540,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.instructions and not instructions_available():
         parser.error("--instructions needs valgrind (apt-get install -y valgrind)")
+    if args.instructions and args.profile:  # py-spy would sample valgrind's simulation
+        parser.error("--instructions and --profile measure the bot two ways: one at a time")
     if args.plot is not None:
         rows = read(args.out)
         draw(rows, args.plot or sorted({r.label for r in rows}), args.picture)

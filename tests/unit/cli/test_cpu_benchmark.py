@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
 
-from benchmarks import cpu, machine
+from benchmarks import botprocess, cpu, machine
 
 ROW = cpu.Row(
     label="before",
@@ -150,3 +153,30 @@ def test_runs_pool_their_instructions_only_when_every_run_counted_them() -> None
     assert said.endswith("; 34.00 million instructions a press (callgrind)")  # by presses
     (said,) = cpu.pooled([*counted, replace(ROW, presses=50)])
     assert "instructions" not in said
+
+
+def test_instructions_are_not_counted_under_a_profiler(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cpu.main(["--instructions", "--profile", "/tmp/nowhere", "--tables", "1"])
+    assert "one at a time" in capsys.readouterr().err
+
+
+def test_a_bot_run_from_another_tree_runs_that_trees_code(tmp_path: Path) -> None:
+    # The benchmark runs from this checkout, whose bot is installed (editable) and sits in
+    # the working folder: neither may shadow the tree's.
+    package = tmp_path / "cuckoo_bot"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("print('the tree\\'s bot')\n")
+    folder, env = botprocess.run_from(tmp_path)
+    ran = subprocess.run(
+        [sys.executable, "-m", "cuckoo_bot"],
+        cwd=folder,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert ran.stdout == "the tree's bot\n"
+    assert botprocess.run_from(None) == (None, {})
