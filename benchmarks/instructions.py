@@ -4,8 +4,10 @@ measure of the bot's work that no machine's neighbours change.
 CPU time on these shared machines moves by half within an hour for the same code (development
 notes, "What a machine charges"), so a change worth a tenth cannot be seen in it without many
 runs. Callgrind runs the program on a simulated CPU and counts each instruction it executes:
-the same code, inputs and timers give nearly the same count on any x86-64 machine, busy or not.
-It runs the program about 15 to 50 times slower, so only a few tables at once keep their pace.
+the same code, inputs and timers give nearly the same count, however busy the machine. Between
+machines the count holds only as far as they run the same libraries the same way (the C
+library picks its string functions by the CPU). It runs the bot about 20 times slower, so
+only a few tables at once keep their pace.
 
 The count is of instructions, not of time: a cache miss costs one instruction like any other
 (callgrind's cache simulation is off), so it measures what the code asks of a machine, not what
