@@ -40,7 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence import migrate
-from cuckoo_bot.persistence.direct import InlineSqlite
+from cuckoo_bot.persistence.direct import Direct
 from cuckoo_bot.persistence.engine import inline_sqlite, make_engine
 from cuckoo_bot.persistence.models import OutboxRow
 from cuckoo_bot.persistence.repositories.statements import marking
@@ -109,7 +109,7 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
         if raw is not None:
             sync = connection.sync_connection
             assert sync is not None
-            direct = InlineSqlite(raw, sync)
+            direct = Direct(raw, sync)
 
             async def bots_direct(n: int) -> None:
                 direct.write(marking(), values(n))

@@ -1,4 +1,4 @@
-"""A press's hot statements run on the SQLite driver's own connection, compiled once.
+"""A press's hot statements run on the driver's own connection, compiled once.
 
 Measured (``benchmarks/layers.py``; the figures are in the development notes): a small
 statement by key costs about ten times more CPU through ``AsyncSession.execute`` than in
@@ -15,18 +15,26 @@ context, so this module does only that, for statements built once (``functools.c
 - rows come back as named tuples (attribute access by the column's name, as ``Row``);
 - the engine's ``before_cursor_execute`` and ``after_cursor_execute`` listeners hear each
   statement (the statement counts, the metrics), an ``executemany`` as one;
-- a driver error is raised as SQLAlchemy's (``DBAPIError.instance``: ``IntegrityError`` ...).
+- a driver error is raised as SQLAlchemy's (``DBAPIError.instance``: ``IntegrityError`` ...),
+  and a lost connection invalidated (``Connection.invalidate``), as its execution does;
+- a write whose rows are not read is compiled as for an ``executemany``: on PostgreSQL an
+  INSERT of one row then returns no new key (SQLAlchemy would add ``RETURNING id``).
 
 It runs inside the unit of work's own transaction: the connection is the one its session
-began (``BEGIN IMMEDIATE``) and commits. A statement this cannot run as SQLAlchemy would
-(expanding or post-compiled parameters, Python-side defaults, column names that are not
-identifiers) is left to the session: ``prepare`` says None. Only SQLite files run inline
-(``engine._InlineSqlite``); PostgreSQL and an in-memory SQLite go through the session.
+began and commits. On a SQLite file it is the ``sqlite3`` connection itself, run on the loop's
+thread (``engine._InlineSqlite``; the session began it with ``BEGIN IMMEDIATE``). On
+PostgreSQL it is the pool's DBAPI connection, SQLAlchemy's asyncpg adapter, called inside one
+greenlet of ``AsyncConnection.run_sync`` (the repositories' ``Store._run``): the adapter
+begins the transaction at the first statement, prepares each statement once on its
+connection and awaits asyncpg, as it does under the session; what is skipped is SQLAlchemy's
+execution around it. A statement this cannot run as SQLAlchemy would (expanding or
+post-compiled parameters, Python-side defaults, column names that are not identifiers) is
+left to the session: ``prepare`` says None. An in-memory SQLite (aiosqlite's thread) goes
+through the session.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +49,7 @@ Processor = Callable[[Any], Any] | None
 
 # Compiled statements kept, by the statement and its parameters' names (a statement holds its
 # place in the cache, so its id is not reused while it is kept).
-_KEPT: LRUCache[tuple[int, str, tuple[str, ...]], tuple[Any, Prepared | None]] = LRUCache(512)
+_KEPT: LRUCache[tuple[int, str, tuple[str, ...], bool], tuple[Any, Prepared | None]] = LRUCache(512)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,21 +96,28 @@ class Prepared:
         ]
 
 
-def prepare(statement: Any, dialect: Dialect, keys: Sequence[str]) -> Prepared | None:
+def prepare(
+    statement: Any, dialect: Dialect, keys: Sequence[str], *, rows: bool = True
+) -> Prepared | None:
     """``statement`` compiled for ``dialect`` with the parameter names ``keys``, kept; None if
-    it needs more of SQLAlchemy's execution than this does."""
+    it needs more of SQLAlchemy's execution than this does. ``rows=False``: a write whose
+    rows are not read (an INSERT then returns no new key, as in an ``executemany``)."""
     names = tuple(sorted(keys))
-    key = (id(statement), dialect.name, names)
+    key = (id(statement), dialect.name, names, rows)
     kept = _KEPT.get(key)
     if kept is not None and kept[0] is statement:
         return kept[1]
-    prepared = _compile(statement, dialect, names)
+    prepared = _compile(statement, dialect, names, rows)
     _KEPT[key] = (statement, prepared)
     return prepared
 
 
-def _compile(statement: Any, dialect: Dialect, keys: tuple[str, ...]) -> Prepared | None:
-    compiled: Any = statement.compile(dialect=dialect, column_keys=list(keys))
+def _compile(
+    statement: Any, dialect: Dialect, keys: tuple[str, ...], rows: bool
+) -> Prepared | None:
+    compiled: Any = statement.compile(
+        dialect=dialect, column_keys=list(keys), for_executemany=not rows
+    )
     if (
         compiled.positiontup is None
         or compiled.post_compile_params
@@ -151,11 +166,12 @@ def _row_class(names: list[str]) -> Callable[..., tuple[Any, ...]]:
     return made
 
 
-class InlineSqlite:
-    """One unit of work's SQLite connection, run directly: ``fetch`` and ``write`` return None
-    for a statement it leaves to the session."""
+class Direct:
+    """One unit of work's DBAPI connection, run directly (a SQLite file's ``sqlite3``
+    connection, or SQLAlchemy's asyncpg adapter inside its greenlet): ``fetch`` and ``write``
+    return None for a statement it leaves to the session."""
 
-    def __init__(self, raw: sqlite3.Connection, connection: Connection) -> None:
+    def __init__(self, raw: Any, connection: Connection) -> None:
         self._raw = raw
         self._connection = connection  # SQLAlchemy's, for its listeners
         self._dialect = connection.dialect
@@ -177,7 +193,7 @@ class InlineSqlite:
     def write(self, statement: Any, params: Params) -> int | None:
         """The rows ``statement`` changed (with a list of parameter sets: all of them)."""
         many = _many(params)
-        prepared = prepare(statement, self._dialect, list(many[0]) if many else ())
+        prepared = prepare(statement, self._dialect, list(many[0]) if many else (), rows=False)
         if prepared is None or prepared.row is not None:
             return None
         with self._cursor(prepared, params) as cursor:
@@ -193,18 +209,17 @@ class InlineSqlite:
 
 class Statement:
     """A cursor for one statement, its listeners told before and after, a driver error raised
-    as SQLAlchemy's, and the cursor closed."""
+    as SQLAlchemy's, and the cursor closed. A lost connection is invalidated, as SQLAlchemy's
+    own execution does (``Connection.invalidate``: the pool replaces it)."""
 
     __slots__ = ("_connection", "_cursor", "_many", "_params", "_raw", "_sql")
 
-    def __init__(
-        self, raw: sqlite3.Connection, connection: Connection, sql: str, params: Params
-    ) -> None:
+    def __init__(self, raw: Any, connection: Connection, sql: str, params: Params) -> None:
         self._raw, self._connection, self._sql, self._params = raw, connection, sql, params
         self._many = isinstance(params, Sequence) and len(params) > 1
-        self._cursor: sqlite3.Cursor | None = None
+        self._cursor: Any = None
 
-    def __enter__(self) -> sqlite3.Cursor:
+    def __enter__(self) -> Any:
         cursor = self._cursor = self._raw.cursor()
         dispatch = self._connection.dispatch
         if dispatch.before_cursor_execute:
@@ -215,12 +230,23 @@ class Statement:
 
     def __exit__(self, kind: Any, error: BaseException | None, tb: Any) -> None:
         cursor, self._cursor = self._cursor, None
-        if cursor is not None:
-            cursor.close()
-        if isinstance(error, sqlite3.Error):
+        dialect = self._connection.dialect
+        failed = dialect.loaded_dbapi.Error
+        if isinstance(error, failed):
+            lost = dialect.is_disconnect(error, self._raw, cursor)
+            if lost:
+                self._connection.invalidate(error)
+            else:
+                cursor.close()
             raise exc.DBAPIError.instance(
-                self._sql, self._params, error, sqlite3.Error, dialect=self._connection.dialect
+                self._sql,
+                self._params,
+                error,
+                failed,
+                dialect=dialect,
+                connection_invalidated=lost,
             ) from error
+        cursor.close()
         if error is None:
             dispatch = self._connection.dispatch
             if dispatch.after_cursor_execute:

@@ -1,7 +1,7 @@
-"""Statements run on the SQLite driver directly (``persistence/direct.py``) do what they do
-through the session: the same rows, the same values written, in the same transaction, heard by
-the same listeners, failing with the same errors. PostgreSQL runs them through the session,
-and the repositories' ``fetch`` and ``write`` give the same there."""
+"""Statements run on the driver's connection directly (``persistence/direct.py``: a SQLite
+file's ``sqlite3`` connection, PostgreSQL's asyncpg adapter) do what they do through the
+session: the same rows, the same values written, in the same transaction, heard by the same
+listeners, failing with the same errors, a lost connection replaced."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import asyncpg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import bindparam, event, func, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, event, func, insert, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from cuckoo_bot.app.model import Player
@@ -23,6 +24,7 @@ from cuckoo_bot.app.notices import Announcement, Delivered, Notice, NoticeKind
 from cuckoo_bot.app.ports import UnitOfWorkFactory
 from cuckoo_bot.domain.rules import MAX_PLAYERS_LIMIT
 from cuckoo_bot.persistence.direct import prepare
+from cuckoo_bot.persistence.engine import make_engine
 from cuckoo_bot.persistence.models import ChatRow, GameLogRow, ProcessedUpdateRow
 from cuckoo_bot.persistence.repositories.games import _getting, _inserting
 from cuckoo_bot.persistence.repositories.players import _players_in
@@ -31,6 +33,7 @@ from cuckoo_bot.persistence.repositories.store import Store, table_of
 from cuckoo_bot.persistence.repositories.updates import _recording
 from tests.databases import StepClock
 from tests.integration.builders import CHAT_ID, PLAYERS, START, choose, lobby, seed, start, step
+from tests.integration.test_engine import _terminate
 
 LOG = table_of(GameLogRow)
 # A log entry by its game and place: built once, as ``fetch`` wants its statements.
@@ -115,8 +118,7 @@ async def test_what_the_driver_reads_is_what_the_session_reads(
         assert [tuple(row) for row in direct] == [tuple(row) for row in through]
         assert [type(v) for v in direct[0]] == [type(v) for v in through[0]]
         assert list(direct[0]._fields) == list(through[0]._fields)
-    directly = len(reads) if engine.dialect.name == "sqlite" else 0
-    assert len(heard.direct()) == directly
+    assert len(heard.direct()) == len(reads)
 
 
 # The JSON the bot stores: no floats (PostgreSQL's JSONB reads 5.9e+16 back as an integer), no
@@ -207,7 +209,7 @@ async def test_a_statement_run_on_the_driver_is_part_of_the_unit_of_work(
         assert await store.write(record, {"update_id": 3, "processed_at": clock.now()}) == 0
         await session.commit()
     assert (await stored(1), await stored(2), await stored(3)) == (False, True, True)
-    assert len(heard.direct()) == (4 if engine.dialect.name == "sqlite" else 0)
+    assert len(heard.direct()) == 4
 
 
 async def test_the_listeners_hear_each_statement_once_an_executemany_as_one(
@@ -243,7 +245,10 @@ async def test_a_driver_error_is_raised_as_sqlalchemys(
         await store.write(_inserting(GameLogRow), [row])  # seq 1 is the first move's
     if engine.dialect.name == "sqlite":
         assert isinstance(raised.value.orig, sqlite3.IntegrityError)
-        assert heard.direct() and not [sql for sql in heard.after if sql.startswith("INSERT")]
+    else:
+        assert isinstance(raised.value.orig.__cause__, asyncpg.UniqueViolationError)
+    assert not raised.value.connection_invalidated
+    assert heard.direct() and not [sql for sql in heard.after if sql.startswith("INSERT")]
 
 
 async def test_what_needs_more_of_sqlalchemy_is_left_to_the_session(
@@ -283,5 +288,32 @@ async def test_players_are_read_by_one_statement_a_count_up_to_a_full_table_then
             found = await uow.players.get_many([p.id for p in many[:count]])
         assert sorted(found) == [p.id for p in many[:count]]
     reads = [(sql, directly) for sql, directly, _ in heard.before if sql.startswith("SELECT")]
-    directly = [engine.dialect.name == "sqlite"] * 2 + [False]
-    assert [d for _, d in reads] == directly
+    assert [d for _, d in reads] == [True, True, False]
+
+
+@pytest.mark.postgres
+async def test_a_connection_lost_under_a_statement_on_the_driver_is_replaced(
+    postgres_migrated: Any, clock: StepClock
+) -> None:
+    """The server drops the connection of a unit of work (a restart, a network cut): the
+    statement run on the asyncpg adapter fails as SQLAlchemy's disconnect, the connection is
+    invalidated rather than given back to the pool, and the next unit of work runs on a new
+    one."""
+    engine = make_engine(postgres_migrated, pool_size=1)
+    try:
+        async with AsyncSession(engine) as session:
+            store = Store(session=session, dialect="postgresql", now=clock.now)
+            record = _recording("postgresql")
+            assert await store.write(record, {"update_id": 1, "processed_at": clock.now()}) == 1
+            pid = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+            await _terminate(postgres_migrated, pid)
+            with pytest.raises(DBAPIError) as lost:
+                await store.fetch(UPDATE_AT, {"u": 1})
+            assert lost.value.connection_invalidated
+        async with AsyncSession(engine) as session:
+            store = Store(session=session, dialect="postgresql", now=clock.now)
+            assert await store.fetch(UPDATE_AT, {"u": 1}) == []  # the first was never committed
+            again = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        assert again != pid
+    finally:
+        await engine.dispose()

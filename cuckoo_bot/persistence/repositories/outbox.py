@@ -242,7 +242,7 @@ class SqlOutbox:
             return
         # One statement: the notices marked (a data-modifying WITH), and what each showed
         # merged into its message's row.
-        await self._s.session.execute(
+        await self._s.write(
             marking_and_merging(),
             [
                 {**mark, **report}

@@ -14,14 +14,15 @@ from sqlalchemy import (
     Table,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import CursorResult
+from sqlalchemy.engine import Connection, CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from cuckoo_bot.app.tuning import LEASE
-from cuckoo_bot.persistence.direct import InlineSqlite, Params
+from cuckoo_bot.persistence.direct import Direct, Params
 from cuckoo_bot.persistence.engine import inline_sqlite
 
 Row = TypeVar("Row")
+T = TypeVar("T")
 Now = Callable[[], datetime]
 _FRESH = {"populate_existing": True}
 
@@ -63,7 +64,8 @@ class Store:
     lease: timedelta = LEASE  # how long a claim holds without being renewed
     # The games this unit of work wrote: once it commits, whoever watches them hears of it.
     changed: set[int] = field(default_factory=set)
-    # The session's transaction and its connection run directly (``direct.py``), or None.
+    # The session's transaction and its connection run directly (``direct.py``): a SQLite
+    # file's ``Direct``, PostgreSQL's ``AsyncConnection``, or None.
     _inline: list[Any] = field(default_factory=lambda: [None, None])
 
     def insert(self, table: Any) -> Any:
@@ -80,41 +82,57 @@ class Store:
         return found[0] if found else None
 
     async def fetch(self, statement: Any, params: Params = None) -> list[Any]:
-        """The rows of ``statement``, built once (``functools.cache``): on a SQLite file run on
-        the driver's connection (``direct.py``), otherwise through the session."""
-        inline = await self._direct()
-        if inline is not None:
-            found = inline.fetch(statement, params)
-            if found is not None:
-                return found
+        """The rows of ``statement``, built once (``functools.cache``): run on the driver's
+        connection (``direct.py``) where it can be, otherwise through the session."""
+        found = await self._run(Direct.fetch, statement, params)
+        if found is not None:
+            return found
         return list((await self.session.execute(statement, params)).all())
 
     async def write(self, statement: Any, params: Params = None) -> int:
         """The rows ``statement`` (built once) changed, run as ``fetch`` runs it."""
-        inline = await self._direct()
-        if inline is not None:
-            changed = inline.write(statement, params)
-            if changed is not None:
-                return changed
+        changed = await self._run(Direct.write, statement, params)
+        if changed is not None:
+            return changed
         return await self.rowcount(statement, params)
 
-    async def _direct(self) -> InlineSqlite | None:
-        """This transaction's connection run directly, once the session has begun it."""
-        if self.dialect != "sqlite":
-            return None
+    async def _run(
+        self, run: Callable[[Direct, Any, Params], T], statement: Any, params: Params
+    ) -> T | None:
+        """``run`` on this transaction's driver connection, once the session has begun it: a
+        SQLite file's ``sqlite3`` connection at once, on the loop's thread; on PostgreSQL,
+        SQLAlchemy's asyncpg adapter (the pool's DBAPI connection), inside one greenlet of
+        ``AsyncConnection.run_sync``, as the session's own execution ends. None: the
+        statement is left to the session (an in-memory SQLite, or what ``direct`` cannot
+        run)."""
         held = self._inline
         transaction = self.session.sync_session.get_transaction()
-        if transaction is not None and transaction is held[0]:
-            return cast(InlineSqlite | None, held[1])
-        connection = await self.session.connection()  # begins the transaction (``engine.py``)
-        raw = inline_sqlite((await connection.get_raw_connection()).driver_connection)
-        sync = connection.sync_connection
-        inline = None if raw is None or sync is None else InlineSqlite(raw, sync)
-        held[:] = [self.session.sync_session.get_transaction(), inline]
-        return inline
+        if transaction is None or transaction is not held[0]:
+            connection = await self.session.connection()  # begins the transaction
+            if self.dialect == "postgresql":
+                way: Any = connection
+            else:
+                raw = inline_sqlite((await connection.get_raw_connection()).driver_connection)
+                sync = connection.sync_connection
+                way = None if raw is None or sync is None else Direct(raw, sync)
+            held[:] = [self.session.sync_session.get_transaction(), way]
+        way = held[1]
+        if way is None:
+            return None
+        if isinstance(way, Direct):
+            return run(way, statement, params)
+        return cast(T | None, await way.run_sync(_on_adapter, run, statement, params))
 
     async def rowcount(self, statement: Executable, params: Params = None) -> int:
         """The rows ``statement`` changed, through the session (a statement built at each call;
         with a list of parameter sets, an ``executemany``)."""
         result = await self.session.execute(statement, params)
         return cast(CursorResult[Any], result).rowcount
+
+
+def _on_adapter(
+    sync: Connection, run: Callable[[Direct, Any, Params], T], statement: Any, params: Params
+) -> T | None:
+    """``run`` on a PostgreSQL connection's DBAPI connection (SQLAlchemy's asyncpg adapter),
+    called by ``run_sync`` in its greenlet."""
+    return run(Direct(sync.connection.dbapi_connection, sync), statement, params)
