@@ -10,8 +10,9 @@ as the courier makes after every call), is run on one connection of a throwaway 
 - ``AsyncConnection.execute``: without the ORM's session;
 - ``AsyncConnection.exec_driver_sql``: the SQL already compiled, parameters in the driver's order
   (SQLAlchemy's execution context and asyncio adapter still in between);
-- on SQLite, the bot's own path (``persistence/direct.py``: the statement compiled once, run on
-  ``sqlite3`` with its types' processors and the cursor listeners told);
+- the bot's own path (``Store.write``, ``persistence/direct.py``: the statement compiled once,
+  run on ``sqlite3``, or on PostgreSQL on SQLAlchemy's asyncpg adapter inside one greenlet,
+  with its types' processors and the cursor listeners told);
 - the driver alone: ``sqlite3``'s cursor (the connection the bot runs inline on the loop's
   thread) or asyncpg's ``execute`` (its prepared statement), on the same connection.
 
@@ -40,11 +41,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from benchmarks.databases import drop_postgres, fresh_postgres
 from cuckoo_bot.persistence import migrate
-from cuckoo_bot.persistence.direct import Direct
 from cuckoo_bot.persistence.engine import inline_sqlite, make_engine
 from cuckoo_bot.persistence.models import OutboxRow
 from cuckoo_bot.persistence.repositories.statements import marking
-from cuckoo_bot.persistence.repositories.store import table_of
+from cuckoo_bot.persistence.repositories.store import Store, table_of
 from cuckoo_bot.persistence.uow import sql_uow_factory
 
 
@@ -106,15 +106,12 @@ async def measure(engine: AsyncEngine, count: int, rounds: int) -> dict[str, flo
             ),
             "the driver alone": in_driver,
         }
-        if raw is not None:
-            sync = connection.sync_connection
-            assert sync is not None
-            direct = Direct(raw, sync)
-
-            async def bots_direct(n: int) -> None:
-                direct.write(marking(), values(n))
-
-            layers["the bot's direct path (direct.py)"] = bots_direct
+        # As the repositories run it: on the driver directly (``direct.py``), a SQLite
+        # file's connection or PostgreSQL's asyncpg adapter in its greenlet.
+        store = Store(session=session, dialect=engine.dialect.name, now=lambda: datetime.now(UTC))
+        layers["the bot's direct path (Store.write, direct.py)"] = lambda n: store.write(
+            marking(), values(n)
+        )
         for name, call in layers.items():
             figures[f"statement: {name}"] = await best(call, count, rounds)
         await session.commit()
