@@ -16,7 +16,7 @@ context, so this module does only that, for statements built once (``functools.c
 - the engine's ``before_cursor_execute`` and ``after_cursor_execute`` listeners hear each
   statement (the statement counts, the metrics), an ``executemany`` as one;
 - a driver error is raised as SQLAlchemy's (``DBAPIError.instance``: ``IntegrityError`` ...),
-  and a lost connection invalidated (``Connection.invalidate``), as its execution does;
+  and a lost connection invalidated with every other of its pool, as its execution does;
 - a write whose rows are not read is compiled as for an ``executemany``: on PostgreSQL an
   INSERT of one row then returns no new key (SQLAlchemy would add ``RETURNING id``).
 
@@ -35,6 +35,7 @@ through the session.
 
 from __future__ import annotations
 
+import weakref
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,12 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Connection, Dialect
 
 Params = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
+
+# The pools a statement run here found a connection of lost (the server restarted, the network
+# cut): every connection of theirs is replaced before its next use (``engine._ping_when_idle``
+# raises SQLAlchemy's ``InvalidatePoolError`` at the next checkout), as SQLAlchemy's own
+# execution does at a disconnect through a private method of the pool.
+LOST_POOLS: weakref.WeakSet[Any] = weakref.WeakSet()
 Processor = Callable[[Any], Any] | None
 
 # Compiled statements kept, by the statement and its parameters' names (a statement holds its
@@ -209,8 +216,9 @@ class Direct:
 
 class Statement:
     """A cursor for one statement, its listeners told before and after, a driver error raised
-    as SQLAlchemy's, and the cursor closed. A lost connection is invalidated, as SQLAlchemy's
-    own execution does (``Connection.invalidate``: the pool replaces it)."""
+    as SQLAlchemy's, and the cursor closed. A lost connection is invalidated, and its pool's
+    others replaced before their next use, as SQLAlchemy's own execution does
+    (``Connection.invalidate``, ``LOST_POOLS``)."""
 
     __slots__ = ("_connection", "_cursor", "_many", "_params", "_raw", "_sql")
 
@@ -235,6 +243,7 @@ class Statement:
         if isinstance(error, failed):
             lost = dialect.is_disconnect(error, self._raw, cursor)
             if lost:
+                LOST_POOLS.add(self._connection.engine.pool)
                 self._connection.invalidate(error)
             else:
                 cursor.close()

@@ -15,7 +15,7 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from cuckoo_bot.persistence.direct import Statement
+from cuckoo_bot.persistence.direct import LOST_POOLS, Statement
 
 logger = logging.getLogger(__name__)
 
@@ -87,13 +87,19 @@ def _ping_when_idle(engine: AsyncEngine) -> None:
     empty query, ROLLBACK): measured here, 100-180 µs of CPU on each of the three or four units
     of work a press opens. A connection used moments ago is trusted instead; if the server went
     away since, its first statement fails as a disconnect, SQLAlchemy replaces every pooled
-    connection, and the update it served is answered "try again" (``handlers.on_error``), as
-    it is when the server goes away in the middle of a unit of work with ``pre_ping`` too.
+    connection (for a statement run on the driver directly, ``direct.py`` names the pool in
+    ``LOST_POOLS`` and the next checkout here has them replaced), and the update it served
+    is answered "try again" (``handlers.on_error``), as it is when the server goes away in
+    the middle of a unit of work with ``pre_ping`` too.
     """
     dialect = engine.sync_engine.dialect
 
     @event.listens_for(engine.sync_engine, "checkout")
     def _on_checkout(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        pool = engine.sync_engine.pool
+        if pool in LOST_POOLS:  # a statement on the driver met a lost connection
+            LOST_POOLS.discard(pool)
+            raise exc.InvalidatePoolError("a statement found a connection of the pool lost")
         used_at = record.info.get(_USED_AT)  # none yet: a new connection, nothing to check
         if used_at is None or time.monotonic() - used_at <= PING_WHEN_IDLE_FOR:
             return

@@ -292,28 +292,30 @@ async def test_players_are_read_by_one_statement_a_count_up_to_a_full_table_then
 
 
 @pytest.mark.postgres
-async def test_a_connection_lost_under_a_statement_on_the_driver_is_replaced(
+async def test_a_connection_lost_under_a_statement_on_the_driver_is_replaced_with_the_pool(
     postgres_migrated: Any, clock: StepClock
 ) -> None:
-    """The server drops the connection of a unit of work (a restart, a network cut): the
-    statement run on the asyncpg adapter fails as SQLAlchemy's disconnect, the connection is
-    invalidated rather than given back to the pool, and the next unit of work runs on a new
-    one."""
-    engine = make_engine(postgres_migrated, pool_size=1)
+    """The server drops its connections (a restart, a network cut): the statement run on the
+    asyncpg adapter that meets one fails as SQLAlchemy's disconnect, and every connection of
+    the pool is replaced before it is used again (each was used moments ago, so no ping would
+    have found it dead): the units of work after it run on new connections, none failing."""
+    engine = make_engine(postgres_migrated, pool_size=2)
     try:
+        async with AsyncSession(engine) as a, AsyncSession(engine) as b:  # two pooled
+            pids = {(await s.execute(text("SELECT pg_backend_pid()"))).scalar_one() for s in (a, b)}
+        for pid in pids:
+            await _terminate(postgres_migrated, pid)
         async with AsyncSession(engine) as session:
             store = Store(session=session, dialect="postgresql", now=clock.now)
-            record = _recording("postgresql")
-            assert await store.write(record, {"update_id": 1, "processed_at": clock.now()}) == 1
-            pid = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
-            await _terminate(postgres_migrated, pid)
             with pytest.raises(DBAPIError) as lost:
                 await store.fetch(UPDATE_AT, {"u": 1})
             assert lost.value.connection_invalidated
-        async with AsyncSession(engine) as session:
-            store = Store(session=session, dialect="postgresql", now=clock.now)
-            assert await store.fetch(UPDATE_AT, {"u": 1}) == []  # the first was never committed
-            again = (await session.execute(text("SELECT pg_backend_pid()"))).scalar_one()
-        assert again != pid
+        again = set()
+        async with AsyncSession(engine) as a, AsyncSession(engine) as b:
+            for session in (a, b):
+                store = Store(session=session, dialect="postgresql", now=clock.now)
+                assert await store.fetch(UPDATE_AT, {"u": 1}) == []
+                again.add((await session.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+        assert len(again) == 2 and again.isdisjoint(pids)
     finally:
         await engine.dispose()
