@@ -15,7 +15,7 @@ from benchmarks.instructions import available
 pytestmark = pytest.mark.slow
 
 
-def test_the_presses_are_played_and_their_statements_counted(tmp_path: Path) -> None:
+def test_the_presses_are_played_and_their_statements_counted() -> None:
     """In this process, SQLite: the presses asked for are played after the warm ones, every
     statement of theirs runs on the driver (none through the session but the game's end)."""
     result = presses.run_in_process(None, presses=12, warm=3, counted=False)
